@@ -1,0 +1,140 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import express from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
+import type { ApiName, FaultRule } from '../types';
+import type { Faults } from './faults';
+import type { Stats } from './stats';
+
+export interface ApiServer {
+  /** e.g. http://127.0.0.1:PORT, no trailing slash */
+  url: string;
+  /** stops listening and ends every connection at once, hanging requests and idle keep-alive sockets included */
+  close(): Promise<void>;
+}
+
+export interface StartApiServerOptions {
+  api: ApiName;
+  app: Express;
+  /** 0 or undefined: a free port */
+  port?: number;
+  tls?: { key: string; cert: string };
+  faults: Faults;
+  stats: Stats;
+  /** the API's error body for an injected `status` fault (default `{code, message}`) */
+  errorBody?: (status: number, req: Request) => unknown;
+}
+
+/** A body that starts like a JSON page and stops mid-string: what a proxy cutting a response short produces. */
+const MALFORMED_BODY = '{"content":[{"id":"3f1c2a","name":"truncat';
+
+/**
+ * Starts an express app on 127.0.0.1. In front of the app's own routes it
+ * counts every request (stats) and applies the fault rules for `api`.
+ */
+export async function startApiServer(opts: StartApiServerOptions): Promise<ApiServer> {
+  const sockets = new Set<Socket>();
+  const timers = new Set<NodeJS.Timeout>();
+
+  const front = express();
+  front.disable('x-powered-by');
+  front.use(statsMiddleware(opts.api, opts.stats));
+  front.use(faultMiddleware(opts, timers));
+  front.use(opts.app);
+
+  const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, front) : http.createServer(front);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  const url = `${opts.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      for (const timer of timers) clearTimeout(timer);
+      timers.clear();
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    });
+    return closing;
+  };
+  return { url, close };
+}
+
+function pathnameOf(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+/** Counts the request on arrival (so hanging and reset requests count too) and its response body bytes once sent. */
+function statsMiddleware(api: ApiName, stats: Stats) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const method = req.method;
+    const pathname = pathnameOf(req.url);
+    stats.record(api, method, pathname, 0);
+    let bytes = 0;
+    const count = (chunk: unknown, encoding?: unknown): void => {
+      if (chunk === undefined || chunk === null || typeof chunk === 'function') return;
+      if (typeof chunk === 'string') bytes += Buffer.byteLength(chunk, typeof encoding === 'string' ? (encoding as BufferEncoding) : 'utf8');
+      else if (chunk instanceof Uint8Array) bytes += chunk.byteLength;
+    };
+    const originalWrite = res.write.bind(res) as (...args: unknown[]) => boolean;
+    const originalEnd = res.end.bind(res) as (...args: unknown[]) => Response;
+    res.write = ((...args: unknown[]) => {
+      count(args[0], args[1]);
+      return originalWrite(...args);
+    }) as Response['write'];
+    res.end = ((...args: unknown[]) => {
+      count(args[0], args[1]);
+      return originalEnd(...args);
+    }) as Response['end'];
+    res.once('finish', () => {
+      if (bytes > 0) stats.addBytes(api, method, pathname, bytes);
+    });
+    next();
+  };
+}
+
+function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout>) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const fault: FaultRule['fault'] | undefined = opts.faults.match(opts.api, req.method, pathnameOf(req.url));
+    if (!fault) return next();
+    switch (fault.kind) {
+      case 'status': {
+        if (fault.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(fault.retryAfterSeconds));
+        const body = opts.errorBody ? opts.errorBody(fault.status, req) : { code: fault.status, message: http.STATUS_CODES[fault.status] ?? 'Error' };
+        res.status(fault.status).json(body);
+        return;
+      }
+      case 'malformed':
+        res.status(200).type('application/json').send(MALFORMED_BODY);
+        return;
+      case 'hang':
+        // Never answer: the client's timeout or the server's close() ends the socket.
+        return;
+      case 'latency': {
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          next();
+        }, fault.ms);
+        timers.add(timer);
+        return;
+      }
+      case 'reset':
+        req.socket.destroy();
+        return;
+    }
+  };
+}
