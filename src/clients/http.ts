@@ -1,0 +1,208 @@
+import { Pool, errors as undiciErrors } from 'undici';
+import type { Dispatcher } from 'undici';
+import { trace, SpanStatusCode, type Span } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import { ApiError } from './errors';
+import { sleep } from '../util/sleep';
+
+/** Receives one event per HTTP attempt; the exporter turns them into dataprotect_api_* metrics. */
+export interface RequestObserver {
+  onRequest(event: { target: string; endpoint: string; method: string; code: string; durationSeconds: number }): void;
+}
+
+export interface HttpCoreOptions {
+  /** the target's configured name: a label on every request metric */
+  target: string;
+  baseUrl: string;
+  tls?: { ca?: string; insecureSkipVerify?: boolean };
+  requestTimeoutMs: number;
+  maxConcurrency: number;
+  /** attempts per request on 429, 503, 502, 504 and network errors */
+  maxAttempts: number;
+  /** total time one request may spend waiting between attempts */
+  maxRetryWaitMs?: number;
+  /** first backoff step; doubles each attempt, with full jitter */
+  backoffBaseMs?: number;
+  observer?: RequestObserver;
+  logger?: Logger;
+}
+
+export interface HttpRequest {
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** the concrete path with its query string, e.g. /api/v2/assets/abc/copies?page=2 */
+  path: string;
+  /** the path template used in metrics and spans, e.g. /api/v2/assets/{id}/copies */
+  endpoint: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+  signal?: AbortSignal;
+}
+
+export interface HttpResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
+const tracer = trace.getTracer('dataprotect-exporter');
+
+/**
+ * The one place that talks HTTP: an undici Pool per origin (its connection
+ * count is the per-target concurrency limit), a time limit per attempt, the
+ * caller's AbortSignal, retries with exponential backoff and full jitter on
+ * 429/502/503/504 and network errors honouring Retry-After, request metrics
+ * and a span per request. Authentication and paging live in the API clients.
+ */
+export class HttpCore {
+  readonly target: string;
+  private readonly pool: Pool;
+  private readonly options: Required<Pick<HttpCoreOptions, 'maxRetryWaitMs' | 'backoffBaseMs'>> & HttpCoreOptions;
+
+  constructor(options: HttpCoreOptions) {
+    this.options = { maxRetryWaitMs: 60_000, backoffBaseMs: 500, ...options };
+    this.target = options.target;
+    const url = new URL(options.baseUrl);
+    this.pool = new Pool(url.origin, {
+      connections: options.maxConcurrency,
+      pipelining: 1,
+      connect: {
+        ...(options.tls?.ca ? { ca: options.tls.ca } : {}),
+        rejectUnauthorized: !options.tls?.insecureSkipVerify,
+      },
+    });
+  }
+
+  /** The base URL's path prefix (e.g. "" or "/dp"), prepended to every request path. */
+  private get prefix(): string {
+    return new URL(this.options.baseUrl).pathname.replace(/\/+$/, '');
+  }
+
+  /** Sends the request, retrying transient failures. Resolves with any final status; the API client judges it. */
+  async request(request: HttpRequest): Promise<HttpResponse> {
+    return tracer.startActiveSpan(`${request.method} ${request.endpoint}`, async (span) => {
+      span.setAttributes({ 'http.request.method': request.method, 'url.template': request.endpoint, 'dataprotect.target': this.target });
+      try {
+        const response = await this.requestWithRetries(request, span);
+        span.setAttribute('http.response.status_code', response.status);
+        if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${response.status}` });
+        return response;
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  private async requestWithRetries(request: HttpRequest, span: Span): Promise<HttpResponse> {
+    const { maxAttempts, maxRetryWaitMs, backoffBaseMs } = this.options;
+    let waited = 0;
+    for (let attempt = 1; ; attempt++) {
+      let response: HttpResponse | undefined;
+      let failure: ApiError | undefined;
+      try {
+        response = await this.send(request);
+      } catch (error) {
+        failure = error as ApiError;
+        if (failure.kind === 'aborted') throw failure;
+      }
+      const retriable = failure !== undefined || (response !== undefined && RETRIABLE_STATUS.has(response.status));
+      if (!retriable || attempt >= maxAttempts) {
+        if (failure) throw failure;
+        return response as HttpResponse;
+      }
+      const backoff = Math.random() * backoffBaseMs * 2 ** (attempt - 1);
+      const retryAfter = response ? parseRetryAfter(response.headers['retry-after']) : undefined;
+      const delay = Math.max(backoff, retryAfter ?? 0);
+      if (waited + delay > maxRetryWaitMs) {
+        if (failure) throw failure;
+        return response as HttpResponse;
+      }
+      span.setAttribute('dataprotect.retries', attempt);
+      this.options.logger?.debug(
+        { endpoint: request.endpoint, attempt, delayMs: Math.round(delay), status: response?.status, error: failure?.message },
+        'retrying request',
+      );
+      waited += delay;
+      try {
+        await sleep(delay, request.signal);
+      } catch {
+        throw new ApiError('aborted', request.endpoint, 'aborted by the collector time limit while waiting to retry');
+      }
+    }
+  }
+
+  /** One attempt, with its own time limit, recorded in the request metrics. */
+  private async send(request: HttpRequest): Promise<HttpResponse> {
+    const started = performance.now();
+    const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
+    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    let code = 'error';
+    try {
+      const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
+      let body: string | undefined;
+      if (request.body !== undefined) {
+        body = JSON.stringify(request.body);
+        headers['content-type'] = 'application/json';
+      }
+      const response = await this.pool.request({
+        method: request.method,
+        path: this.prefix + request.path,
+        headers,
+        body,
+        signal,
+      } as Dispatcher.RequestOptions);
+      const text = await response.body.text();
+      code = String(response.statusCode);
+      return { status: response.statusCode, headers: response.headers, text };
+    } catch (error) {
+      if (request.signal?.aborted) {
+        throw new ApiError('aborted', request.endpoint, 'aborted by the collector time limit', undefined, { cause: error });
+      }
+      if (timeout.aborted) {
+        throw new ApiError('timeout', request.endpoint, `no answer within ${this.options.requestTimeoutMs} ms`, undefined, { cause: error });
+      }
+      throw new ApiError('network', request.endpoint, describeNetworkError(error), undefined, { cause: error });
+    } finally {
+      this.options.observer?.onRequest({
+        target: this.target,
+        endpoint: request.endpoint,
+        method: request.method,
+        code,
+        durationSeconds: (performance.now() - started) / 1000,
+      });
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close().catch(() => this.pool.destroy());
+  }
+}
+
+/** Retry-After as delay-seconds or an HTTP date, in milliseconds. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const text = Array.isArray(value) ? value[0] : value;
+  if (!text) return undefined;
+  if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function describeNetworkError(error: unknown): string {
+  if (error instanceof undiciErrors.UndiciError) return `${error.code ?? error.name}: ${error.message}`;
+  const err = error as NodeJS.ErrnoException;
+  const code = err.code ?? (err.cause as NodeJS.ErrnoException | undefined)?.code;
+  return code ? `${code}: ${err.message}` : err.message ?? String(error);
+}
+
+/** Parses a JSON body; a malformed body becomes a bounded `parse` error, never a crash. */
+export function parseJson(response: HttpResponse, endpoint: string): unknown {
+  try {
+    return JSON.parse(response.text);
+  } catch (error) {
+    throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte body: ${(error as Error).message.slice(0, 120)}`, response.status);
+  }
+}

@@ -1,0 +1,91 @@
+import type { Logger } from 'pino';
+import type { ExporterConfig, TargetConfig, TargetKind } from '../config/load';
+import type { ClientByKind } from '../clients';
+import type { MetricName } from '../metrics/catalog';
+
+export type Labels = Readonly<Record<string, string>>;
+
+/** One gauge or counter series. Counters carry their cumulative value (the collector keeps the running total in its state). */
+export interface Sample {
+  readonly name: MetricName;
+  readonly labels: Labels;
+  readonly value: number;
+}
+
+/** One histogram series with cumulative bucket counts; `bounds` excludes +Inf (that is `count`). */
+export interface HistogramSample {
+  readonly name: MetricName;
+  readonly labels: Labels;
+  readonly bounds: readonly number[];
+  readonly bucketCounts: readonly number[];
+  readonly count: number;
+  readonly sum: number;
+}
+
+/**
+ * A value one collector publishes for the other collectors of the same target
+ * (for example the asset list), typed by its key.
+ */
+export interface SharedKey<T> {
+  readonly id: string;
+  /** phantom field carrying the value type */
+  readonly __type?: T;
+}
+
+export function sharedKey<T>(id: string): SharedKey<T> {
+  return { id };
+}
+
+export interface SharedReader {
+  get<T>(key: SharedKey<T>): T | undefined;
+}
+
+export interface CollectorContext<K extends TargetKind, S> {
+  readonly target: TargetConfig;
+  readonly client: ClientByKind[K];
+  /** the `collection:` section of the configuration (durations in ms) */
+  readonly settings: ExporterConfig['collection'];
+  readonly logger: Logger;
+  /** the collector's state after its last successful run (undefined on the first run) */
+  readonly state: S | undefined;
+  /** values published by other collectors of this target */
+  readonly shared: SharedReader;
+  /** wall clock (tests may replace it) */
+  now(): Date;
+}
+
+export interface CollectResult<S> {
+  samples: Sample[];
+  histograms?: HistogramSample[];
+  /** the state the next run starts from; kept only if this run succeeds */
+  state?: S;
+  /** values for the other collectors of this target; published only if this run succeeds */
+  publish?: Array<[SharedKey<unknown>, unknown]>;
+  /** items read and pages fetched, for logs and spans */
+  items?: number;
+  pages?: number;
+}
+
+/**
+ * A collector: one file under src/collectors/<api>/, declared with
+ * defineCollector and listed in src/collectors/registry.ts. It reads its API
+ * through ctx.client and returns samples; it never imports prom-client, and it
+ * changes nothing outside its returned result, so a failed run leaves the
+ * previous good state and series untouched.
+ */
+export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unknown> {
+  readonly name: string;
+  readonly kind: K;
+  readonly description: string;
+  /** cron expression (node-cron syntax, seconds field optional) */
+  readonly defaultSchedule: string;
+  /** time limit of one run; default: 80% of the schedule interval, at most 5 minutes */
+  readonly defaultTimeoutMs?: number;
+  /** the metric families this collector emits */
+  readonly metrics: readonly MetricName[];
+  collect(ctx: CollectorContext<K, S>, signal: AbortSignal): Promise<CollectResult<S>>;
+}
+
+export function defineCollector<K extends TargetKind, S = undefined>(definition: CollectorDefinition<K, S>): CollectorDefinition<K, S> {
+  return definition;
+}

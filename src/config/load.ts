@@ -1,0 +1,134 @@
+import { readFileSync } from 'node:fs';
+import { parseDocument } from 'yaml';
+import type { z } from 'zod';
+import { configSchema, type ParsedConfig, type ParsedTarget, type TargetKind } from './schema';
+import { Secret } from '../util/secret';
+
+export type { TargetKind } from './schema';
+
+/** A target as the rest of the exporter sees it: secrets resolved and wrapped, CA loaded. Durations are milliseconds. */
+export interface TargetConfig extends Omit<ParsedTarget, 'password' | 'passwordFile' | 'tls' | 'url'> {
+  /** base URL without a trailing slash */
+  url: string;
+  password: Secret;
+  tls: { caFile?: string; ca?: string; insecureSkipVerify: boolean };
+}
+
+/** The whole configuration; every duration field is in milliseconds. */
+export interface ExporterConfig extends Omit<ParsedConfig, 'targets'> {
+  targets: TargetConfig[];
+}
+
+/** One message per problem, each naming the field path, e.g. `targets[0].url: must be an http:// or https:// URL`. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Names of the collectors that exist for each target kind, to reject typos in `collectors:`. */
+export type KnownCollectors = Record<TargetKind, readonly string[]>;
+
+export function formatPath(path: ReadonlyArray<PropertyKey>): string {
+  let out = '';
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out || '(root)';
+}
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/** Replaces ${VAR} in every string of the document, reporting unset variables by field path. */
+function substituteEnv(node: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[], problems: string[]): unknown {
+  if (typeof node === 'string') {
+    return node.replace(ENV_REF, (_match, name: string) => {
+      const value = env[name];
+      if (value === undefined) {
+        problems.push(`${formatPath(path)}: environment variable ${name} is not set`);
+        return '';
+      }
+      return value;
+    });
+  }
+  if (Array.isArray(node)) return node.map((item, index) => substituteEnv(item, env, [...path, index], problems));
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => [key, substituteEnv(value, env, [...path, key], problems)]),
+    );
+  }
+  return node;
+}
+
+function readSecretFile(file: string, field: string, problems: string[]): string | undefined {
+  try {
+    const content = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
+    if (!content) problems.push(`${field}: file ${file} is empty`);
+    return content;
+  } catch (error) {
+    problems.push(`${field}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    return undefined;
+  }
+}
+
+function resolveTarget(target: ParsedTarget, index: number, known: KnownCollectors | undefined, problems: string[]): TargetConfig {
+  const at = `targets[${index}]`;
+  const password = target.passwordFile
+    ? readSecretFile(target.passwordFile, `${at}.passwordFile`, problems)
+    : target.password;
+  let ca: string | undefined;
+  if (target.tls.caFile) {
+    try {
+      ca = readFileSync(target.tls.caFile, 'utf8');
+    } catch (error) {
+      problems.push(`${at}.tls.caFile: cannot read ${target.tls.caFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (known) {
+    for (const name of Object.keys(target.collectors)) {
+      if (!known[target.kind].includes(name)) {
+        problems.push(
+          `${at}.collectors.${name}: no such collector for kind ${target.kind} (known: ${known[target.kind].join(', ')})`,
+        );
+      }
+    }
+  }
+  const { password: _p, passwordFile: _f, tls, url, ...rest } = target;
+  return {
+    ...rest,
+    url: url.replace(/\/+$/, ''),
+    password: new Secret(password ?? ''),
+    tls: { ...(tls.caFile ? { caFile: tls.caFile } : {}), ...(ca ? { ca } : {}), insecureSkipVerify: tls.insecureSkipVerify },
+  };
+}
+
+function zodProblems(error: z.ZodError): string[] {
+  return error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
+}
+
+/** Validates an already parsed document (YAML or object); throws ConfigError listing every problem. */
+export function parseConfig(raw: unknown, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
+  const problems: string[] = [];
+  const substituted = substituteEnv(raw ?? {}, options.env ?? process.env, [], problems);
+  const result = configSchema.safeParse(substituted);
+  if (!result.success) throw new ConfigError([...problems, ...zodProblems(result.error)]);
+  const targets = result.data.targets.map((target, index) => resolveTarget(target, index, options.knownCollectors, problems));
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { ...result.data, targets };
+}
+
+export function loadConfigFile(file: string, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new ConfigError([`${file}: cannot read the configuration file (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
+  }
+  const document = parseDocument(text, { prettyErrors: false });
+  if (document.errors.length > 0) {
+    throw new ConfigError(document.errors.map((e) => `${file}: YAML syntax error at line ${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`));
+  }
+  return parseConfig(document.toJS(), options);
+}

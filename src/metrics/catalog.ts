@@ -1,0 +1,90 @@
+/**
+ * Every metric family the exporter publishes: the single source for the
+ * exposition (HELP/TYPE lines), the label checks and docs/metrics.md.
+ * Names, labels and meanings of ../shared/metrics-contract.md are a public
+ * interface: never rename them.
+ */
+export type MetricType = 'gauge' | 'counter' | 'histogram';
+
+export interface MetricFamily {
+  readonly name: string;
+  readonly type: MetricType;
+  readonly help: string;
+  readonly labels: readonly string[];
+}
+
+const ASSET = ['target', 'asset_id', 'asset_name', 'asset_type', 'policy'] as const;
+
+const families = [
+  // The exporter itself
+  { name: 'dataprotect_up', type: 'gauge', labels: ['target', 'kind'], help: '1 when the last collection of this target logged in and read its API.' },
+  { name: 'dataprotect_collector_success', type: 'gauge', labels: ['target', 'collector'], help: "1 when the collector's last run succeeded." },
+  { name: 'dataprotect_collector_duration_seconds', type: 'gauge', labels: ['target', 'collector'], help: 'Wall time of the last run of the collector.' },
+  { name: 'dataprotect_collector_last_success_timestamp_seconds', type: 'gauge', labels: ['target', 'collector'], help: 'End of the last successful run of the collector.' },
+  { name: 'dataprotect_collector_schedule_interval_seconds', type: 'gauge', labels: ['target', 'collector'], help: "Nominal interval of the collector's cron schedule, to judge staleness." },
+  { name: 'dataprotect_collector_runs_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs started.' },
+  { name: 'dataprotect_collector_failures_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs that failed.' },
+  { name: 'dataprotect_collector_skipped_runs_total', type: 'counter', labels: ['target', 'collector'], help: 'Scheduled runs skipped because the previous run was still going.' },
+  { name: 'dataprotect_api_requests_total', type: 'counter', labels: ['target', 'endpoint', 'code'], help: 'HTTP requests made to the source, by path template and status code (or error).' },
+  { name: 'dataprotect_api_request_duration_seconds', type: 'histogram', labels: ['target', 'endpoint'], help: 'Latency of HTTP requests made to the source.' },
+  { name: 'dataprotect_exporter_build_info', type: 'gauge', labels: ['version', 'nodejs_version'], help: 'Build information of the exporter; value 1.' },
+
+  // Management service
+  { name: 'dataprotect_asset_info', type: 'gauge', labels: [...ASSET, 'protection_status'], help: 'One per asset that is not deleted; value 1.' },
+  { name: 'dataprotect_asset_last_copy_timestamp_seconds', type: 'gauge', labels: ASSET, help: "Time of the asset's newest copy (lastAvailableCopyTime, or the newest copy's createTime); absent for an asset with no copy." },
+  { name: 'dataprotect_asset_rpo_seconds', type: 'gauge', labels: ASSET, help: 'Recovery point objective that applies to the protected asset (per policy, with a default).' },
+  { name: 'dataprotect_asset_size_bytes', type: 'gauge', labels: ASSET, help: 'Size of the asset.' },
+  { name: 'dataprotect_asset_copies', type: 'gauge', labels: ['target', 'asset_id', 'asset_name', 'location'], help: 'Number of copies the asset has, per location.' },
+  { name: 'dataprotect_asset_copies_size_bytes', type: 'gauge', labels: ['target', 'asset_id', 'asset_name', 'location'], help: "Total size of the asset's copies, per location." },
+  { name: 'dataprotect_asset_stage_latest_copy_timestamp_seconds', type: 'gauge', labels: ['target', 'asset_id', 'asset_name', 'stage_type'], help: 'Newest copy per policy stage type, from copy-metrics.' },
+  { name: 'dataprotect_assets', type: 'gauge', labels: ['target', 'asset_type', 'protection_status'], help: 'Count of assets that are not deleted.' },
+  { name: 'dataprotect_assets_without_copy', type: 'gauge', labels: ['target', 'asset_type', 'protection_status'], help: 'Count of assets with no copy at all.' },
+  { name: 'dataprotect_activities_completed_total', type: 'counter', labels: ['target', 'category', 'result'], help: 'Activities that reached COMPLETED since the exporter started, by result status; each counted once.' },
+  { name: 'dataprotect_activities_window', type: 'gauge', labels: ['target', 'category', 'result'], help: 'Activities completed within the trailing window, by result status.' },
+  { name: 'dataprotect_activities', type: 'gauge', labels: ['target', 'category', 'state'], help: 'Activities now QUEUED, RUNNING or PENDING_CANCELLATION.' },
+  { name: 'dataprotect_activity_duration_seconds', type: 'histogram', labels: ['target', 'category'], help: 'Duration of activities completed since the exporter started.' },
+  { name: 'dataprotect_activity_transferred_bytes_total', type: 'counter', labels: ['target', 'category'], help: 'Bytes transferred by activities completed since the exporter started.' },
+  { name: 'dataprotect_audit_events_total', type: 'counter', labels: ['target', 'audit_type'], help: 'Audit log entries that appeared since the exporter started; each counted once.' },
+  { name: 'dataprotect_audit_events_window', type: 'gauge', labels: ['target', 'audit_type'], help: 'Audit log entries whose changedTime falls within the trailing window.' },
+  { name: 'dataprotect_policy_info', type: 'gauge', labels: ['target', 'policy_id', 'policy', 'policy_type', 'enabled'], help: 'One per protection policy; value 1.' },
+  { name: 'dataprotect_policy_assets', type: 'gauge', labels: ['target', 'policy'], help: 'Assets in the protection policy.' },
+  { name: 'dataprotect_compliance_objectives', type: 'gauge', labels: ['target', 'policy', 'status'], help: 'Compliance results by verified objective status (SUCCEEDED, FAILED, SKIPPED).' },
+  { name: 'dataprotect_inventory_source_discovery_success', type: 'gauge', labels: ['target', 'source'], help: "1 when the inventory source's last discovery result is OK." },
+  { name: 'dataprotect_inventory_source_last_discovery_timestamp_seconds', type: 'gauge', labels: ['target', 'source'], help: 'Time of the last discovery of the inventory source.' },
+  { name: 'dataprotect_cloud_dr_sessions', type: 'gauge', labels: ['target', 'dr_type', 'status'], help: 'Cloud disaster-recovery sessions.' },
+  { name: 'dataprotect_alerts', type: 'gauge', labels: ['target', 'severity', 'acknowledged'], help: "The management service's own open alerts." },
+
+  // Replication plugin
+  { name: 'dataprotect_replication_cluster_connected', type: 'gauge', labels: ['target', 'rep_cluster'], help: '1 when the replication cluster is registered and its connectionStatus is OK.' },
+  { name: 'dataprotect_replication_vm_info', type: 'gauge', labels: ['target', 'vm_id', 'vm_name', 'group', 'rep_cluster', 'role', 'guest_os'], help: 'One per protected VM; value 1.' },
+  { name: 'dataprotect_replication_vm_status', type: 'gauge', labels: ['target', 'vm_id', 'vm_name', 'group', 'rep_cluster', 'role', 'status'], help: 'State set of the VM replication status: one series per known status (ACTIVE, PAUSED) and for an unknown current one; 1 for the current status.' },
+  { name: 'dataprotect_replication_vm_disk_bytes', type: 'gauge', labels: ['target', 'vm_id', 'vm_name', 'included'], help: "Size of the VM's disks, replicated (included=true) or excluded." },
+  { name: 'dataprotect_replication_vms', type: 'gauge', labels: ['target', 'rep_cluster', 'role', 'status'], help: 'Count of protected VMs.' },
+  { name: 'dataprotect_replication_group_info', type: 'gauge', labels: ['target', 'group'], help: 'One per consistency group; value 1.' },
+
+  // Storage appliance / management center
+  { name: 'dataprotect_storage_system_info', type: 'gauge', labels: ['target', 'system_id', 'system_name', 'model', 'version'], help: 'One per storage system; value 1.' },
+  { name: 'dataprotect_storage_physical_capacity_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Total physical capacity.' },
+  { name: 'dataprotect_storage_physical_used_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Used physical capacity.' },
+  { name: 'dataprotect_storage_physical_available_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Available physical capacity.' },
+  { name: 'dataprotect_storage_logical_used_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Pre-compression data stored.' },
+  { name: 'dataprotect_storage_compression_factor', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Logical used divided by physical used.' },
+  { name: 'dataprotect_storage_alerts', type: 'gauge', labels: ['target', 'system_id', 'severity', 'class'], help: 'Active alerts of the storage system.' },
+  { name: 'dataprotect_storage_replication_lag_seconds', type: 'gauge', labels: ['target', 'system_id', 'context'], help: 'Now minus syncEpoch, per replication context.' },
+  { name: 'dataprotect_storage_replication_state', type: 'gauge', labels: ['target', 'system_id', 'context', 'state'], help: 'State set of replication contexts; 1 for the current state.' },
+] as const satisfies readonly MetricFamily[];
+
+export type MetricName = (typeof families)[number]['name'];
+
+export const METRIC_FAMILIES: readonly MetricFamily[] = families;
+
+const byName = new Map<string, MetricFamily>(families.map((family) => [family.name, family]));
+
+export function metricFamily(name: string): MetricFamily {
+  const family = byName.get(name);
+  if (!family) throw new Error(`metric ${name} is not in src/metrics/catalog.ts`);
+  return family;
+}
+
+/** Bucket bounds (seconds) of dataprotect_activity_duration_seconds: backups take minutes to hours. */
+export const ACTIVITY_DURATION_BUCKETS = [10, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 28800, 86400] as const;
