@@ -31,7 +31,9 @@ const MALFORMED_BODY = '{"content":[{"id":"3f1c2a","name":"truncat';
 
 /**
  * Starts an express app on 127.0.0.1. In front of the app's own routes it
- * counts every request (stats) and applies the fault rules for `api`.
+ * counts every request (stats), applies the replication plugin's concurrency
+ * limit (`faults.replicationMaxConcurrent`, api 'replication' only) and the
+ * fault rules for `api`.
  */
 export async function startApiServer(opts: StartApiServerOptions): Promise<ApiServer> {
   const sockets = new Set<Socket>();
@@ -40,6 +42,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<ApiSe
   const front = express();
   front.disable('x-powered-by');
   front.use(statsMiddleware(opts.api, opts.stats));
+  front.use(overloadMiddleware(opts));
   front.use(faultMiddleware(opts, timers));
   front.use(opts.app);
 
@@ -107,6 +110,32 @@ function statsMiddleware(api: ApiName, stats: Stats) {
   };
 }
 
+function errorBodyFor(opts: StartApiServerOptions, status: number, req: Request): unknown {
+  return opts.errorBody ? opts.errorBody(status, req) : { code: status, message: http.STATUS_CODES[status] ?? 'Error' };
+}
+
+/**
+ * The replication plugin rejects work under load with 429. A request is in
+ * flight from its arrival until its response closes, so requests held by a
+ * latency fault count too (that is how tests build up load).
+ */
+function overloadMiddleware(opts: StartApiServerOptions) {
+  let inFlight = 0;
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const limit = opts.api === 'replication' ? opts.faults.replicationMaxConcurrent : undefined;
+    if (limit !== undefined && inFlight >= limit) {
+      res.setHeader('Retry-After', '1');
+      res.status(429).json(errorBodyFor(opts, 429, req));
+      return;
+    }
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+    });
+    next();
+  };
+}
+
 function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const fault: FaultRule['fault'] | undefined = opts.faults.match(opts.api, req.method, pathnameOf(req.url));
@@ -114,8 +143,7 @@ function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout
     switch (fault.kind) {
       case 'status': {
         if (fault.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(fault.retryAfterSeconds));
-        const body = opts.errorBody ? opts.errorBody(fault.status, req) : { code: fault.status, message: http.STATUS_CODES[fault.status] ?? 'Error' };
-        res.status(fault.status).json(body);
+        res.status(fault.status).json(errorBodyFor(opts, fault.status, req));
         return;
       }
       case 'malformed':
