@@ -1,0 +1,79 @@
+import express from 'express';
+import type { Express, NextFunction, Request, Response } from 'express';
+import http from 'node:http';
+import { timingSafeEqual } from 'node:crypto';
+import type { SimContext } from '../core/context';
+import type { ReplicationEstate } from './model';
+import { applyListQuery } from './query';
+
+/**
+ * The plugin's error body. The seed does not show one; this shape is what the
+ * simulator answers for every error (clients should rely on the status only).
+ */
+export function replicationErrorBody(status: number, req: Request): unknown {
+  return { status, error: http.STATUS_CODES[status] ?? 'Error', message: messageFor(status), path: req.originalUrl.split('?')[0] };
+}
+
+function messageFor(status: number): string {
+  switch (status) {
+    case 401:
+      return 'Invalid authentication details';
+    case 404:
+      return 'Resource not found';
+    case 429:
+      return 'Request rejected because of server load';
+    default:
+      return http.STATUS_CODES[status] ?? 'Error';
+  }
+}
+
+/**
+ * The VM replication plugin (/api/v1): HTTP Basic on every request, bare JSON
+ * arrays, filters / sort / fields on lists. Its 429 under load is applied in
+ * front of this app by the core server (faults.replicationMaxConcurrent).
+ */
+export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  const fail = (req: Request, res: Response, status: number) => res.status(status).json(replicationErrorBody(status, req));
+
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    if (basicAuthMatches(req.headers.authorization, ctx.username, ctx.password)) return next();
+    res.setHeader('WWW-Authenticate', 'Basic realm="replication-plugin"');
+    fail(req, res, 401);
+  });
+
+  app.get('/api/v1/rep-clusters', (req, res) => {
+    res.json(applyListQuery(estate.clusters, req.query));
+  });
+  app.get('/api/v1/rep-cluster/:id', (req, res) => {
+    const cluster = estate.clusters.find((c) => c.id === req.params.id);
+    if (!cluster) return fail(req, res, 404);
+    res.json(cluster);
+  });
+  app.get('/api/v1/groups', (req, res) => {
+    res.json(applyListQuery(estate.groups, req.query));
+  });
+  app.get('/api/v1/vms', (req, res) => {
+    res.json(applyListQuery(estate.vms, req.query));
+  });
+
+  app.use((req: Request, res: Response) => fail(req, res, 404));
+  return app;
+}
+
+function basicAuthMatches(header: string | undefined, username: string, password: string): boolean {
+  if (!header || !/^basic /i.test(header)) return false;
+  const decoded = Buffer.from(header.slice(6).trim(), 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  if (colon < 0) return false;
+  return safeEqual(decoded.slice(0, colon), username) && safeEqual(decoded.slice(colon + 1), password);
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a);
+  const bb = Buffer.from(b);
+  return ab.length === bb.length && timingSafeEqual(ab, bb);
+}
