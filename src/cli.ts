@@ -1,0 +1,148 @@
+import { parseArgs } from 'node:util';
+import { renameSync, writeFileSync } from 'node:fs';
+import { ConfigError, loadConfigFile, type ExporterConfig } from './config/load';
+import { KNOWN_COLLECTORS } from './collectors/registry';
+import { createLogger, type Logger } from './util/logger';
+import { Exporter } from './exporter';
+import { VERSION } from './version';
+
+export const DEFAULT_CONFIG_PATH = '/etc/dataprotect-exporter/config.yaml';
+
+const HELP = `dataprotect-exporter ${VERSION}: Prometheus exporter for a data-protection estate
+
+Usage: dataprotect-exporter [options]
+
+  --config FILE     configuration file (default ${DEFAULT_CONFIG_PATH})
+  --check-config    validate the configuration and exit (0 when valid)
+  --once            run every enabled collector once, print the metrics, exit
+                    0 when every collector succeeded and 1 when any failed
+  --output FILE     with --once: write the metrics to FILE atomically instead of
+                    stdout (for node_exporter's textfile collector)
+  --version         print the version
+  --help            this text
+
+Signals: SIGTERM/SIGINT stop gracefully (running collections finish);
+SIGHUP reloads the configuration file (a bad file is rejected, the old
+configuration keeps running).
+`;
+
+export interface CliOptions {
+  config: string;
+  checkConfig: boolean;
+  once: boolean;
+  output?: string;
+}
+
+export function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      config: { type: 'string' },
+      'check-config': { type: 'boolean', default: false },
+      once: { type: 'boolean', default: false },
+      output: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  if (values.version) return 'version';
+  if (values.output && !values.once) throw new Error('--output only applies with --once');
+  return {
+    config: values.config ?? DEFAULT_CONFIG_PATH,
+    checkConfig: values['check-config'] ?? false,
+    once: values.once ?? false,
+    ...(values.output ? { output: values.output } : {}),
+  };
+}
+
+export function readConfig(file: string): ExporterConfig {
+  return loadConfigFile(file, { knownCollectors: KNOWN_COLLECTORS });
+}
+
+/** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
+export function writeAtomically(file: string, content: string): void {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, content);
+  renameSync(temporary, file);
+}
+
+async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<number> {
+  const exporter = new Exporter(config, logger, { processMetrics: false });
+  try {
+    const results = await exporter.runtime.runOnce();
+    const text = await exporter.renderer.render();
+    if (options.output) writeAtomically(options.output, text);
+    else process.stdout.write(text);
+    return results.every((result) => result === 'success') ? 0 : 1;
+  } finally {
+    await exporter.runtime.stop();
+  }
+}
+
+async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<void> {
+  const exporter = new Exporter(config, logger);
+  await exporter.start();
+  let stopping = false;
+  const shutdown = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    exporter.stop().then(
+      () => process.exit(0),
+      (error: Error) => {
+        logger.error({ err: error.message }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+  process.on('SIGHUP', () => {
+    try {
+      const next = readConfig(options.config);
+      void exporter.runtime.applyConfig(next).then((change) => logger.info(change, 'configuration reloaded'));
+    } catch (error) {
+      const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+      logger.error({ problems }, 'configuration reload rejected; the previous configuration keeps running');
+    }
+  });
+}
+
+/** The command line; returns the process exit code (undefined while the daemon runs). */
+export async function main(argv: string[]): Promise<number | undefined> {
+  let options: ReturnType<typeof parseCli>;
+  try {
+    options = parseCli(argv);
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
+    return 2;
+  }
+  if (options === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (options === 'version') {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  let config: ExporterConfig;
+  try {
+    config = readConfig(options.config);
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`${options.config}: invalid configuration\n${error.problems.join('\n')}\n`);
+    return 1;
+  }
+  if (options.checkConfig) {
+    process.stdout.write(`${options.config}: configuration is valid (${config.targets.length} targets)\n`);
+    return 0;
+  }
+  // In --once mode stdout carries the metrics, so logs go to stderr.
+  const logger = createLogger(config.logLevel, options.once ? 2 : 1);
+  process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'));
+  if (options.once) return runOnce(config, options, logger);
+  await runDaemon(config, options, logger);
+  return undefined;
+}

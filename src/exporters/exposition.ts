@@ -1,0 +1,138 @@
+/**
+ * The Prometheus text exposition (format 0.0.4) of the snapshot store. Each
+ * record is immutable, so its series are formatted once (cached per record)
+ * and a scrape only concatenates: scrapes stay fast on large estates and
+ * never wait for a collection.
+ */
+import { METRIC_FAMILIES, type MetricFamily } from '../metrics/catalog';
+import type { HistogramSample, Labels, Sample } from '../collectors/types';
+import type { CollectorRecord } from '../snapshot/store';
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+export function formatLabels(labels: Labels, extra?: [string, string]): string {
+  const parts: string[] = [];
+  for (const key in labels) parts.push(`${key}="${escapeLabelValue(labels[key] as string)}"`);
+  if (extra) parts.push(`${extra[0]}="${escapeLabelValue(extra[1])}"`);
+  return parts.length > 0 ? `{${parts.join(',')}}` : '';
+}
+
+export function formatSample(name: string, labels: Labels, value: number): string {
+  return `${name}${formatLabels(labels)} ${formatValue(value)}\n`;
+}
+
+export function formatHistogram(sample: HistogramSample): string {
+  let out = '';
+  sample.bounds.forEach((bound, index) => {
+    out += `${sample.name}_bucket${formatLabels(sample.labels, ['le', formatValue(bound)])} ${sample.bucketCounts[index] ?? 0}\n`;
+  });
+  out += `${sample.name}_bucket${formatLabels(sample.labels, ['le', '+Inf'])} ${sample.count}\n`;
+  out += `${sample.name}_sum${formatLabels(sample.labels)} ${formatValue(sample.sum)}\n`;
+  out += `${sample.name}_count${formatLabels(sample.labels)} ${sample.count}\n`;
+  return out;
+}
+
+export function familyHeader(family: MetricFamily): string {
+  const help = family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;
+}
+
+/** Series text of one record, per family name, computed once per (immutable) record. */
+const formattedData = new WeakMap<CollectorRecord, Map<string, string>>();
+
+function dataOf(record: CollectorRecord): Map<string, string> {
+  let byFamily = formattedData.get(record);
+  if (!byFamily) {
+    byFamily = new Map();
+    for (const sample of record.samples) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
+    for (const sample of record.histograms) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatHistogram(sample));
+    formattedData.set(record, byFamily);
+  }
+  return byFamily;
+}
+
+/** Whether a record's last good data is still served: successful at least once, and not older than staleAfter. */
+export function isFresh(record: CollectorRecord, now: number, staleAfterMs: number): boolean {
+  return record.lastSuccessAt !== undefined && now - record.lastSuccessAt <= staleAfterMs;
+}
+
+/** The exporter's view of each collector and target, computed at scrape time from the records. */
+function statusSamples(records: readonly CollectorRecord[]): Sample[] {
+  const samples: Sample[] = [];
+  const latestRunByTarget = new Map<string, CollectorRecord>();
+  for (const record of records) {
+    const labels = { target: record.target, collector: record.collector };
+    samples.push({ name: 'dataprotect_collector_schedule_interval_seconds', labels, value: record.scheduleIntervalSeconds });
+    samples.push({ name: 'dataprotect_collector_runs_total', labels, value: record.runs });
+    samples.push({ name: 'dataprotect_collector_failures_total', labels, value: record.failures });
+    samples.push({ name: 'dataprotect_collector_skipped_runs_total', labels, value: record.skippedRuns });
+    if (record.lastRunEndAt === undefined) continue;
+    samples.push({ name: 'dataprotect_collector_success', labels, value: record.lastRunSucceeded ? 1 : 0 });
+    samples.push({ name: 'dataprotect_collector_duration_seconds', labels, value: record.lastDurationSeconds ?? 0 });
+    if (record.lastSuccessAt !== undefined) {
+      samples.push({ name: 'dataprotect_collector_last_success_timestamp_seconds', labels, value: record.lastSuccessAt / 1000 });
+    }
+    const latest = latestRunByTarget.get(record.target);
+    if (!latest || (latest.lastRunEndAt ?? 0) < record.lastRunEndAt) latestRunByTarget.set(record.target, record);
+  }
+  // A target is up when its most recent run reached the API: a run that failed
+  // on bad data still proves the source answered.
+  for (const record of latestRunByTarget.values()) {
+    samples.push({
+      name: 'dataprotect_up',
+      labels: { target: record.target, kind: record.kind },
+      value: record.lastRunSucceeded || !record.lastRunUnreachable ? 1 : 0,
+    });
+  }
+  return samples;
+}
+
+export interface RenderOptions {
+  now: number;
+  staleAfterMs: number;
+}
+
+/** Renders every catalog family that has series, in catalog order. */
+export function renderRecords(records: readonly CollectorRecord[], options: RenderOptions): string {
+  const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
+  const status = new Map<string, string>();
+  for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
+  const freshData = fresh.map(dataOf);
+  let out = '';
+  for (const family of METRIC_FAMILIES) {
+    let body = status.get(family.name) ?? '';
+    for (const data of freshData) body += data.get(family.name) ?? '';
+    if (body) out += familyHeader(family) + body;
+  }
+  return out;
+}
+
+/** Families rendered elsewhere (by prom-client), each with its HELP and TYPE from the catalog. */
+export function renderFamilies(bodies: ReadonlyMap<string, string>): string {
+  let out = '';
+  for (const family of METRIC_FAMILIES) {
+    const body = bodies.get(family.name);
+    if (body) out += familyHeader(family) + body;
+  }
+  return out;
+}
+
+/** The earliest time (ms) at which a currently fresh record turns stale: a cached rendering is valid until then. */
+export function nextExpiry(records: readonly CollectorRecord[], now: number, staleAfterMs: number): number {
+  let next = Infinity;
+  for (const record of records) {
+    if (isFresh(record, now, staleAfterMs)) next = Math.min(next, (record.lastSuccessAt as number) + staleAfterMs + 1);
+  }
+  return next;
+}

@@ -1,0 +1,77 @@
+/**
+ * The only module that imports prom-client. It owns the live self-metrics:
+ * HTTP requests made to the sources (fed by the clients through the
+ * RequestObserver interface), build info and the process metrics, and
+ * renders them alongside the snapshot store's series.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { RequestObserver } from '../clients/http';
+import { metricFamily } from '../metrics/catalog';
+import { formatSample } from './exposition';
+import { VERSION } from '../version';
+
+const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+function declare<T extends 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | 'dataprotect_exporter_build_info'>(name: T) {
+  const family = metricFamily(name);
+  return { name: family.name, help: family.help, labelNames: [...family.labels] };
+}
+
+export class SelfMetrics implements RequestObserver {
+  private readonly registry = new Registry();
+  private readonly processRegistry = new Registry();
+  private readonly apiRequests = new Counter({ ...declare('dataprotect_api_requests_total'), registers: [this.registry] });
+  private readonly apiDuration = new Histogram({
+    ...declare('dataprotect_api_request_duration_seconds'),
+    buckets: API_DURATION_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
+    if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.processRegistry });
+  }
+
+  onRequest(event: { target: string; endpoint: string; code: string; durationSeconds: number }): void {
+    this.apiRequests.inc({ target: event.target, endpoint: event.endpoint, code: event.code });
+    this.apiDuration.observe({ target: event.target, endpoint: event.endpoint }, event.durationSeconds);
+  }
+
+  /** Text of the self-metric families, by family name; with `target`, only that target's API series (and no build info). */
+  async familiesText(target?: string): Promise<Map<string, string>> {
+    const out = new Map<string, string>();
+    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo]) {
+      const data = await metric.get();
+      if (target !== undefined && data.name === 'dataprotect_exporter_build_info') continue;
+      let text = '';
+      for (const value of data.values) {
+        if (target !== undefined && value.labels.target !== target) continue;
+        const name = (value as { metricName?: string }).metricName ?? data.name;
+        text += formatSample(name, value.labels as Record<string, string>, value.value);
+      }
+      if (text) out.set(data.name, text);
+    }
+    return out;
+  }
+
+  /** Node.js process metrics (process_*, nodejs_*), for /metrics only. */
+  processText(): Promise<string> {
+    return this.processRegistry.metrics();
+  }
+
+  /** Drops the API series of a target that a reload removed. */
+  async removeTarget(target: string): Promise<void> {
+    for (const metric of [this.apiRequests, this.apiDuration]) {
+      const seen = new Set<string>();
+      for (const value of (await metric.get()).values) {
+        if (value.labels.target !== target) continue;
+        const { le: _le, ...labels } = value.labels as Record<string, string>;
+        const key = JSON.stringify(labels);
+        if (seen.has(key)) continue;
+        seen.add(key);
+        metric.remove(labels);
+      }
+    }
+  }
+}

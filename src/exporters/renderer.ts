@@ -1,0 +1,51 @@
+import type { SnapshotStore } from '../snapshot/store';
+import { nextExpiry, renderFamilies, renderRecords } from './exposition';
+import type { SelfMetrics } from './prometheus';
+
+interface CachedText {
+  version: number;
+  validUntil: number;
+  text: string;
+}
+
+/**
+ * Renders /metrics and /probe. The snapshot part is cached until the store
+ * changes or a record turns stale; only the small live self-metrics are
+ * formatted on every scrape, so concurrent scrapes cost little and never wait
+ * for a collection.
+ */
+export class MetricsRenderer {
+  private readonly cache = new Map<string, CachedText>();
+
+  constructor(
+    private readonly store: () => SnapshotStore,
+    private readonly self: SelfMetrics,
+    private readonly staleAfterMs: () => number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Everything, or one target's series when `target` is given (the multi-target /probe convention). */
+  async render(target?: string): Promise<string> {
+    // Read the snapshot first and synchronously: it is one consistent view.
+    const snapshot = this.snapshotText(target);
+    const self = renderFamilies(await this.self.familiesText(target));
+    return target === undefined ? snapshot + self + (await this.self.processText()) : snapshot + self;
+  }
+
+  private snapshotText(target: string | undefined): string {
+    const key = target ?? '';
+    const store = this.store();
+    const now = this.now();
+    const cached = this.cache.get(key);
+    if (cached && cached.version === store.version && now < cached.validUntil) return cached.text;
+    const records = target === undefined ? store.all() : store.all().filter((record) => record.target === target);
+    const staleAfterMs = this.staleAfterMs();
+    const rendered = {
+      version: store.version,
+      validUntil: nextExpiry(records, now, staleAfterMs),
+      text: renderRecords(records, { now, staleAfterMs }),
+    };
+    this.cache.set(key, rendered);
+    return rendered.text;
+  }
+}

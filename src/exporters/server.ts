@@ -1,0 +1,56 @@
+import express, { type Express, type Request, type Response, type NextFunction } from 'express';
+import type { Logger } from 'pino';
+import { CONTENT_TYPE } from './exposition';
+import { landingPage } from './landing';
+import type { MetricsRenderer } from './renderer';
+import type { SnapshotStore } from '../snapshot/store';
+
+export interface HttpAppDeps {
+  renderer: MetricsRenderer;
+  store: () => SnapshotStore;
+  targetNames: () => string[];
+  isReady: () => boolean;
+  logger: Logger;
+  /** guards /metrics, /probe and / (basic auth); health endpoints stay open for probes */
+  protect?: (req: Request, res: Response, next: NextFunction) => void;
+}
+
+/** The exporter's HTTP endpoints: /metrics, /probe?target=NAME, /healthz, /readyz and a landing page. */
+export function createHttpApp(deps: HttpAppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  const protect = deps.protect ?? ((_req: Request, _res: Response, next: NextFunction) => next());
+
+  app.get('/healthz', (_req, res) => {
+    res.type('text/plain').send('ok\n');
+  });
+
+  app.get('/readyz', (_req, res) => {
+    if (deps.isReady()) res.type('text/plain').send('ready\n');
+    else res.status(503).type('text/plain').send('waiting for the first collection of every target\n');
+  });
+
+  app.get('/metrics', protect, async (_req, res) => {
+    try {
+      res.set('Content-Type', CONTENT_TYPE).send(await deps.renderer.render());
+    } catch (error) {
+      deps.logger.error({ err: (error as Error).message }, 'rendering /metrics failed');
+      res.status(500).type('text/plain').send('rendering failed\n');
+    }
+  });
+
+  app.get('/probe', protect, async (req, res) => {
+    const target = typeof req.query.target === 'string' ? req.query.target : undefined;
+    if (!target || !deps.targetNames().includes(target)) {
+      res.status(400).type('text/plain').send(target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n');
+      return;
+    }
+    res.set('Content-Type', CONTENT_TYPE).send(await deps.renderer.render(target));
+  });
+
+  app.get('/', protect, (_req, res) => {
+    res.type('html').send(landingPage(deps.store().all()));
+  });
+
+  return app;
+}

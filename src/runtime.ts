@@ -1,0 +1,174 @@
+import type { Logger } from 'pino';
+import type { ExporterConfig, TargetConfig } from './config/load';
+import { createClient } from './clients';
+import type { RequestObserver } from './clients/http';
+import { collectorsFor } from './collectors/registry';
+import { SnapshotStore } from './snapshot/store';
+import { CollectorJob, type RunResult, type TargetRuntime } from './scheduler/job';
+import { Scheduler } from './scheduler/scheduler';
+import { scheduleIntervalSeconds } from './scheduler/interval';
+import { resolveShardIndex, shardOf } from './scheduler/sharding';
+
+const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
+
+interface ActiveTarget {
+  runtime: TargetRuntime;
+  jobs: CollectorJob[];
+  /** configuration text the target was started with, to detect changes on reload */
+  fingerprint: string;
+}
+
+/** A target's configuration as comparable text (the password included, so a rotated secret restarts the target). */
+function fingerprintOf(target: TargetConfig): string {
+  return JSON.stringify({ ...target, password: target.password.reveal() });
+}
+
+/**
+ * Wires configuration, clients, collectors, scheduler and snapshot store:
+ * one TargetRuntime per target this replica owns, one CollectorJob per enabled
+ * collector. The exporters only read `store`.
+ */
+export class ExporterRuntime {
+  readonly store = new SnapshotStore();
+  private readonly scheduler: Scheduler;
+  private readonly targets = new Map<string, ActiveTarget>();
+  private scheduling = false;
+
+  constructor(
+    private config: ExporterConfig,
+    private readonly deps: { logger: Logger; observer?: RequestObserver; now?: () => Date },
+  ) {
+    this.scheduler = new Scheduler(deps.logger);
+    for (const target of this.ownedTargets(config)) this.addTarget(target);
+  }
+
+  get settings(): ExporterConfig['collection'] {
+    return this.config.collection;
+  }
+
+  get currentConfig(): ExporterConfig {
+    return this.config;
+  }
+
+  targetNames(): string[] {
+    return [...this.targets.keys()];
+  }
+
+  /** The targets this replica collects, by the sharding setting. */
+  private ownedTargets(config: ExporterConfig): TargetConfig[] {
+    const { shards } = config.sharding;
+    const index = resolveShardIndex(config.sharding.index);
+    return config.targets.filter((target) => shards === 1 || shardOf(target.name, shards) === index % shards);
+  }
+
+  private addTarget(target: TargetConfig): ActiveTarget {
+    const logger = this.deps.logger.child({ target: target.name });
+    const runtime: TargetRuntime = {
+      config: target,
+      client: createClient(target, { logger, ...(this.deps.observer ? { observer: this.deps.observer } : {}) }),
+      shared: new Map(),
+    };
+    const jobs: CollectorJob[] = [];
+    for (const definition of collectorsFor(target.kind)) {
+      const overrides = target.collectors[definition.name];
+      if (overrides?.enabled === false) continue;
+      const schedule = overrides?.schedule ?? definition.defaultSchedule;
+      const interval = scheduleIntervalSeconds(schedule);
+      const timeoutMs =
+        overrides?.timeout ?? definition.defaultTimeoutMs ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, interval * 800));
+      this.store.register(target.name, target.kind, definition.name, interval);
+      jobs.push(
+        new CollectorJob(runtime, definition, schedule, timeoutMs, {
+          store: this.store,
+          logger: this.deps.logger,
+          settings: () => this.config.collection,
+          ...(this.deps.now ? { now: this.deps.now } : {}),
+        }),
+      );
+    }
+    const active = { runtime, jobs, fingerprint: fingerprintOf(target) };
+    this.targets.set(target.name, active);
+    return active;
+  }
+
+  /**
+   * Runs every collector of every target once: the targets in parallel, the
+   * collectors of one target in registry order, so values a collector
+   * publishes (the asset list) are there for the ones after it.
+   */
+  async runOnce(): Promise<RunResult[]> {
+    const results = await Promise.all([...this.targets.values()].map((target) => this.runTargetInOrder(target)));
+    return results.flat();
+  }
+
+  private async runTargetInOrder(target: ActiveTarget): Promise<RunResult[]> {
+    const results: RunResult[] = [];
+    for (const job of target.jobs) results.push(await job.run());
+    return results;
+  }
+
+  /** First collection right away (in order), then every job on its own cron schedule. */
+  start(): void {
+    this.scheduling = true;
+    for (const target of this.targets.values()) this.startTarget(target);
+  }
+
+  private startTarget(target: ActiveTarget): void {
+    void this.runTargetInOrder(target).then(() => {
+      // The target may have been removed by a reload while its first round ran.
+      if (!this.scheduling || this.targets.get(target.runtime.config.name) !== target) return;
+      for (const job of target.jobs) this.scheduler.add(job);
+    });
+  }
+
+  /** Ready when every enabled collector of every target has finished a first run, successful or not. */
+  isReady(): boolean {
+    return this.store.all().every((record) => record.lastRunEndAt !== undefined);
+  }
+
+  /**
+   * Applies a new, already validated configuration: targets added are
+   * started, removed ones stopped, changed ones restarted; the others keep
+   * running with their state.
+   */
+  async applyConfig(next: ExporterConfig): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
+    this.config = next;
+    const wanted = new Map(this.ownedTargets(next).map((target) => [target.name, target]));
+    const added: string[] = [];
+    const removed: string[] = [];
+    const restarted: string[] = [];
+    for (const [name, active] of this.targets) {
+      const target = wanted.get(name);
+      if (target && fingerprintOf(target) === active.fingerprint) continue;
+      await this.stopTarget(name, active);
+      if (target) restarted.push(name);
+      else removed.push(name);
+    }
+    for (const [name, target] of wanted) {
+      if (this.targets.has(name)) continue;
+      if (!restarted.includes(name)) added.push(name);
+      const active = this.addTarget(target);
+      if (this.scheduling) this.startTarget(active);
+    }
+    return { added, removed, restarted };
+  }
+
+  private async stopTarget(name: string, active: ActiveTarget): Promise<void> {
+    this.targets.delete(name);
+    await Promise.all(active.jobs.map((job) => this.scheduler.remove(job)));
+    this.store.removeTarget(name);
+    await active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: name, err: error.message }, 'closing client failed'));
+  }
+
+  /** Graceful shutdown: no new runs, wait for running ones, log out of every source. */
+  async stop(): Promise<void> {
+    this.scheduling = false;
+    await this.scheduler.stop();
+    await Promise.all([...this.targets.values()].map((target) => Promise.all(target.jobs.map((job) => job.settled()))));
+    await Promise.all(
+      [...this.targets.values()].map((target) =>
+        target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error.message }, 'closing client failed')),
+      ),
+    );
+  }
+}

@@ -1,0 +1,148 @@
+import { context, trace, SpanStatusCode } from '@opentelemetry/api';
+import type { Logger } from 'pino';
+import type { ExporterConfig, TargetConfig } from '../config/load';
+import type { AnyClient } from '../clients';
+import { isApiError } from '../clients/errors';
+import type { CollectorDefinition, SharedKey } from '../collectors/types';
+import type { SnapshotStore } from '../snapshot/store';
+import { validateOutput } from './validate';
+
+/** One configured target at run time: its client and the values its collectors share. */
+export interface TargetRuntime {
+  readonly config: TargetConfig;
+  readonly client: AnyClient;
+  readonly shared: Map<string, unknown>;
+}
+
+export type RunResult = 'success' | 'failure' | 'skipped';
+
+export class CollectorTimeoutError extends Error {
+  constructor(collector: string, timeoutMs: number) {
+    super(`${collector} did not finish within its time limit of ${timeoutMs} ms`);
+    this.name = 'CollectorTimeoutError';
+  }
+}
+
+const tracer = trace.getTracer('dataprotect-exporter');
+
+/**
+ * Runs one collector of one target: never two runs at once, a time limit per
+ * run, state and shared values kept only when the run succeeds, and the
+ * result committed to the snapshot store in one step.
+ */
+export class CollectorJob {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private state: any;
+  private running: Promise<RunResult> | undefined;
+
+  constructor(
+    readonly runtime: TargetRuntime,
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    readonly definition: CollectorDefinition<any, any>,
+    readonly schedule: string,
+    readonly timeoutMs: number,
+    private readonly deps: {
+      store: SnapshotStore;
+      logger: Logger;
+      settings: () => ExporterConfig['collection'];
+      now?: () => Date;
+    },
+  ) {}
+
+  get name(): string {
+    return this.definition.name;
+  }
+
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Starts a run unless one is going on; resolves when it ends. */
+  run(): Promise<RunResult> {
+    const target = this.runtime.config.name;
+    if (this.running) {
+      this.deps.store.runSkipped(target, this.name);
+      this.deps.logger.warn({ target, collector: this.name }, 'previous run still going; skipping this one');
+      return Promise.resolve('skipped');
+    }
+    this.running = this.execute().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  /** Resolves when the current run (if any) ends. */
+  async settled(): Promise<void> {
+    await this.running?.catch(() => undefined);
+  }
+
+  private execute(): Promise<RunResult> {
+    const target = this.runtime.config.name;
+    const { store } = this.deps;
+    return tracer.startActiveSpan(`collect ${this.name}`, async (span) => {
+      span.setAttributes({ 'dataprotect.target': target, 'dataprotect.collector': this.name });
+      const logger = this.deps.logger.child({ target, collector: this.name });
+      store.runStarted(target, this.name);
+      const started = performance.now();
+      const controller = new AbortController();
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const error = new CollectorTimeoutError(this.name, this.timeoutMs);
+          controller.abort(error);
+          reject(error);
+        }, this.timeoutMs);
+      });
+      try {
+        const shared = this.runtime.shared;
+        const collecting = this.definition.collect(
+          {
+            target: this.runtime.config,
+            client: this.runtime.client,
+            settings: this.deps.settings(),
+            logger,
+            state: this.state,
+            shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
+            now: this.deps.now ?? (() => new Date()),
+          },
+          controller.signal,
+        );
+        // A collector that ignores its signal cannot hold the job past its time limit.
+        collecting.catch(() => undefined);
+        const result = await Promise.race([collecting, timedOut]);
+        const checked = validateOutput(target, result.samples, result.histograms ?? []);
+        this.state = result.state;
+        for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
+        const durationSeconds = (performance.now() - started) / 1000;
+        store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), ...checked });
+        span.setAttributes({
+          'dataprotect.result': 'success',
+          'dataprotect.series': checked.samples.length + checked.histograms.length,
+          ...(result.items !== undefined ? { 'dataprotect.items': result.items } : {}),
+          ...(result.pages !== undefined ? { 'dataprotect.pages': result.pages } : {}),
+        });
+        logger.debug({ durationSeconds, series: checked.samples.length, items: result.items }, 'collection succeeded');
+        return 'success';
+      } catch (error) {
+        const err = error as Error;
+        const unreachable = isApiError(err) ? err.unreachable : err instanceof CollectorTimeoutError;
+        const durationSeconds = (performance.now() - started) / 1000;
+        store.runFinished(target, this.name, { ok: false, durationSeconds, endedAt: Date.now(), error: err.message, unreachable });
+        span.recordException(err);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
+        span.setAttributes({ 'dataprotect.result': 'failure', 'dataprotect.error': err.message });
+        logger.warn({ err: { type: err.name, message: err.message }, durationSeconds }, 'collection failed');
+        return 'failure';
+      } finally {
+        clearTimeout(timer);
+        if (!controller.signal.aborted) controller.abort(new Error('run finished'));
+        span.end();
+      }
+    });
+  }
+}
+
+/** Runs `fn` outside any active span (cron callbacks should not inherit a caller's trace). */
+export function detached<T>(fn: () => T): T {
+  return context.with(trace.deleteSpan(context.active()), fn);
+}

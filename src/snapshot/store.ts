@@ -1,0 +1,124 @@
+import type { TargetKind } from '../config/load';
+import type { HistogramSample, Sample } from '../collectors/types';
+
+/** What a scrape needs to know about one collector of one target: its last good data and how its runs went. */
+export interface CollectorRecord {
+  readonly target: string;
+  readonly kind: TargetKind;
+  readonly collector: string;
+  readonly scheduleIntervalSeconds: number;
+  /** series of the last successful run */
+  readonly samples: readonly Sample[];
+  readonly histograms: readonly HistogramSample[];
+  /** end of the last successful run (ms since epoch); undefined before the first success */
+  readonly lastSuccessAt?: number;
+  /** end of the last run, successful or not */
+  readonly lastRunEndAt?: number;
+  readonly lastRunSucceeded?: boolean;
+  readonly lastDurationSeconds?: number;
+  /** the last failure made the source unreachable (network, timeout, login, 5xx) */
+  readonly lastRunUnreachable?: boolean;
+  readonly lastError?: string;
+  readonly runs: number;
+  readonly failures: number;
+  readonly skippedRuns: number;
+}
+
+export type RunReport =
+  | { ok: true; durationSeconds: number; endedAt: number; samples: readonly Sample[]; histograms: readonly HistogramSample[] }
+  | { ok: false; durationSeconds: number; endedAt: number; error: string; unreachable: boolean };
+
+const keyOf = (target: string, collector: string): string => `${target}\u0000${collector}`;
+
+/**
+ * The latest result of every collector. Each update replaces one immutable
+ * record in one synchronous step, so a scrape (which reads synchronously) sees
+ * either the whole previous collection or the whole new one, never half.
+ */
+export class SnapshotStore {
+  private records = new Map<string, CollectorRecord>();
+  private versionCounter = 0;
+
+  /** increases on every change; renderers cache by it */
+  get version(): number {
+    return this.versionCounter;
+  }
+
+  register(target: string, kind: TargetKind, collector: string, scheduleIntervalSeconds: number): void {
+    const key = keyOf(target, collector);
+    const existing = this.records.get(key);
+    this.set(key, {
+      ...(existing ?? { samples: [], histograms: [], runs: 0, failures: 0, skippedRuns: 0 }),
+      target,
+      kind,
+      collector,
+      scheduleIntervalSeconds,
+    });
+  }
+
+  runStarted(target: string, collector: string): void {
+    this.update(target, collector, (record) => ({ ...record, runs: record.runs + 1 }));
+  }
+
+  runSkipped(target: string, collector: string): void {
+    this.update(target, collector, (record) => ({ ...record, skippedRuns: record.skippedRuns + 1 }));
+  }
+
+  runFinished(target: string, collector: string, report: RunReport): void {
+    this.update(target, collector, (record) =>
+      report.ok
+        ? {
+            ...record,
+            samples: report.samples,
+            histograms: report.histograms,
+            lastSuccessAt: report.endedAt,
+            lastRunEndAt: report.endedAt,
+            lastRunSucceeded: true,
+            lastDurationSeconds: report.durationSeconds,
+            lastRunUnreachable: false,
+            lastError: undefined,
+          }
+        : {
+            ...record,
+            lastRunEndAt: report.endedAt,
+            lastRunSucceeded: false,
+            lastDurationSeconds: report.durationSeconds,
+            lastRunUnreachable: report.unreachable,
+            lastError: report.error,
+            failures: record.failures + 1,
+          },
+    );
+  }
+
+  /** Forgets a target (removed by a reload). */
+  removeTarget(target: string): void {
+    for (const [key, record] of this.records) if (record.target === target) this.records.delete(key);
+    this.versionCounter++;
+  }
+
+  /** Forgets one collector of a target (disabled by a reload). */
+  remove(target: string, collector: string): void {
+    if (this.records.delete(keyOf(target, collector))) this.versionCounter++;
+  }
+
+  get(target: string, collector: string): CollectorRecord | undefined {
+    return this.records.get(keyOf(target, collector));
+  }
+
+  /** All records, in registration order. The array is a copy: safe to iterate while collections finish. */
+  all(): CollectorRecord[] {
+    return [...this.records.values()];
+  }
+
+  private update(target: string, collector: string, change: (record: CollectorRecord) => CollectorRecord): void {
+    const key = keyOf(target, collector);
+    const record = this.records.get(key);
+    if (!record) throw new Error(`collector ${collector} of target ${target} is not registered`);
+    this.set(key, change(record));
+  }
+
+  private set(key: string, record: CollectorRecord): void {
+    this.records.set(key, record);
+    this.versionCounter++;
+  }
+}
