@@ -36,6 +36,14 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
+  /**
+   * false for a request that the server may not see twice (a serial paging
+   * token is consumed by its first use): it is then retried only when the
+   * server refused it outright (429, 503), never after a network error,
+   * timeout, 502 or 504, after which it may already have been processed.
+   * Default true.
+   */
+  idempotent?: boolean;
 }
 
 export interface HttpResponse {
@@ -45,6 +53,8 @@ export interface HttpResponse {
 }
 
 const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
+/** statuses that mean the server refused the request without processing it */
+const REFUSED_STATUS = new Set([429, 503]);
 const tracer = trace.getTracer('dataprotect-exporter');
 
 /**
@@ -109,7 +119,10 @@ export class HttpCore {
         failure = error as ApiError;
         if (failure.kind === 'aborted') throw failure;
       }
-      const retriable = failure !== undefined || (response !== undefined && RETRIABLE_STATUS.has(response.status));
+      const retriable =
+        request.idempotent === false
+          ? response !== undefined && REFUSED_STATUS.has(response.status)
+          : failure !== undefined || (response !== undefined && RETRIABLE_STATUS.has(response.status));
       if (!retriable || attempt >= maxAttempts) {
         if (failure) throw failure;
         return response as HttpResponse;

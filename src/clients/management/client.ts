@@ -1,20 +1,279 @@
+import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
-import type { HttpCore } from '../http';
+import { ApiError } from '../errors';
+import { HttpCore, parseJson, type HttpCoreOptions, type HttpResponse } from '../http';
+import { ENDPOINTS, assetCopiesPath } from './endpoints';
+import { isIn, type Filter } from './filter';
+import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
+import {
+  activitySchema,
+  alertSchema,
+  assetSchema,
+  auditLogSchema,
+  cloudDrSessionSchema,
+  complianceSchema,
+  copyMetricsSchema,
+  copySchema,
+  inventorySourceSchema,
+  latestCopySchema,
+  loginResponseSchema,
+  parseItems,
+  parseObject,
+  protectionPolicySchema,
+  type Activity,
+  type Alert,
+  type Asset,
+  type AuditLog,
+  type CloudDrSession,
+  type ComplianceDetail,
+  type Copy,
+  type CopyMetrics,
+  type InventorySource,
+  type LatestCopy,
+  type ProtectionPolicy,
+} from './schemas';
+import { TokenSession } from './session';
 
-/** Client of the management API. */
+export interface ManagementClientDeps extends ClientDeps {
+  /** knobs of the shared HTTP core that the configuration does not expose (tests and benchmarks use a short backoff) */
+  http?: Pick<HttpCoreOptions, 'backoffBaseMs' | 'maxRetryWaitMs'>;
+}
+
+export interface ListOptions {
+  filter?: Filter;
+  /** e.g. "createTime DESC" */
+  orderby?: string;
+  /** default: the target's pageSize */
+  pageSize?: number;
+}
+
+/** Longest `reason` from an error body that goes into an error message. */
+const MAX_REASON = 160;
+/** Time given to the logout at shutdown. */
+const LOGOUT_TIMEOUT_MS = 5_000;
+/** Asset ids per latest-copies request (api-notes: batch many ids per request). */
+export const LATEST_COPIES_BATCH = 100;
+
+/**
+ * Client of the management service (/api/v2): bearer login shared by all
+ * requests of the target (renewed before expires_in ends, once more on a 401),
+ * random and serial paging, item checks, and one method per listing the
+ * collectors read. Every method takes the collector's AbortSignal.
+ */
 export class ManagementClient {
   protected readonly http: HttpCore;
+  private readonly session: TokenSession;
 
   constructor(
     readonly target: TargetConfig,
-    protected readonly deps: ClientDeps,
+    protected readonly deps: ManagementClientDeps,
   ) {
-    this.http = httpCoreFor(target, deps);
+    this.http = deps.http ? new HttpCore({ ...coreOptions(target, deps), ...deps.http }) : httpCoreFor(target, deps);
+    this.session = new TokenSession(() => this.login());
   }
 
-  /** Logs out (where the API has sessions) and closes the connections. */
+  /** logins performed so far */
+  get logins(): number {
+    return this.session.logins;
+  }
+
+  // ---- listings ---------------------------------------------------------
+
+  /** Assets (serial paging). Deleted ones are included when the service lists them: callers check `deleted`. */
+  assets(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Asset[]> {
+    return this.serialPages(this.spec(ENDPOINTS.assets, '/api/v2/assets', assetSchema, options), signal);
+  }
+
+  /** One asset's copies (random paging: the endpoint offers nothing else). */
+  assetCopies(assetId: string, options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Copy[]> {
+    return this.randomPages(this.spec(ENDPOINTS.assetCopies, assetCopiesPath(assetId), copySchema, options), signal);
+  }
+
+  /** The newest copy of each of the given assets, one request per LATEST_COPIES_BATCH ids or fewer. */
+  async latestCopies(assetIds: readonly string[], signal?: AbortSignal): Promise<LatestCopy[]> {
+    if (assetIds.length === 0) return [];
+    const spec = this.spec(ENDPOINTS.latestCopies, '/api/v2/latest-copies', latestCopySchema, {
+      filter: isIn('assetId', assetIds),
+      pageSize: Math.min(10_000, Math.max(assetIds.length, this.target.pageSize)),
+    });
+    return collectAll(this.randomPages(spec, signal));
+  }
+
+  copyMetrics(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<CopyMetrics[]> {
+    return this.randomPages(this.spec(ENDPOINTS.copyMetrics, '/api/v2/copy-metrics', copyMetricsSchema, options), signal);
+  }
+
+  activities(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Activity[]> {
+    return this.serialPages(this.spec(ENDPOINTS.activities, '/api/v2/activities', activitySchema, options), signal);
+  }
+
+  auditLogs(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<AuditLog[]> {
+    return this.serialPages(this.spec(ENDPOINTS.auditLogs, '/api/v2/audit-logs', auditLogSchema, options), signal);
+  }
+
+  alerts(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Alert[]> {
+    return this.serialPages(this.spec(ENDPOINTS.alerts, '/api/v2/alerts', alertSchema, options), signal);
+  }
+
+  protectionPolicies(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ProtectionPolicy[]> {
+    return this.randomPages(this.spec(ENDPOINTS.protectionPolicies, '/api/v2/protection-policies', protectionPolicySchema, options), signal);
+  }
+
+  complianceDetails(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ComplianceDetail[]> {
+    return this.randomPages(this.spec(ENDPOINTS.complianceDetails, '/api/v2/compliance-details', complianceSchema, options), signal);
+  }
+
+  inventorySources(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<InventorySource[]> {
+    return this.randomPages(this.spec(ENDPOINTS.inventorySources, '/api/v2/inventory-sources', inventorySourceSchema, options), signal);
+  }
+
+  /**
+   * Cloud DR sessions. The seed shows a "content array" without saying whether
+   * it is paged: a bare array, `{content}` and a paged envelope are all read.
+   */
+  async cloudDrSessions(signal?: AbortSignal): Promise<CloudDrSession[]> {
+    const endpoint = ENDPOINTS.cloudDrSessions;
+    const pageSize = this.target.pageSize;
+    const first = await this.fetchJson({ endpoint, path: `${endpoint}?page=1&pageSize=${pageSize}`, idempotent: true, ...(signal ? { signal } : {}) });
+    if (Array.isArray(first.body)) return parseItems(cloudDrSessionSchema, first.body, endpoint, first.status);
+    const spec = this.spec(endpoint, endpoint, cloudDrSessionSchema, {});
+    // Reuse the first answer as page 1 of the random paging.
+    let firstServed = false;
+    const fetchPage: PageFetcher = async (request) => {
+      if (!firstServed) {
+        firstServed = true;
+        return first;
+      }
+      return this.fetchJson(request);
+    };
+    return collectAll(randomPages(fetchPage, spec, signal, this.deps.logger));
+  }
+
+  // ---- generic access ---------------------------------------------------
+
+  /** Random paging of any listing, with its item schema. */
+  randomPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
+    return randomPages((request) => this.fetchJson(request), spec, signal, this.deps.logger);
+  }
+
+  /** Serial (queryState) paging of any listing that offers it, with its item schema. */
+  serialPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
+    return serialPages((request) => this.fetchJson(request), spec, signal);
+  }
+
+  /** An authenticated GET; the parsed JSON of a 2xx answer, an ApiError otherwise. */
+  async fetchJson(request: { endpoint: string; path: string; idempotent?: boolean; signal?: AbortSignal }): Promise<{ body: unknown; status: number }> {
+    const response = await this.authorized({ method: 'GET', ...request });
+    return { body: parseJson(response, request.endpoint), status: response.status };
+  }
+
+  /** Logs out (when logged in) and closes the connections; never throws. */
   async close(): Promise<void> {
+    const token = this.session.token;
+    if (token) {
+      try {
+        await this.http.request({
+          method: 'POST',
+          endpoint: ENDPOINTS.logout,
+          path: ENDPOINTS.logout,
+          headers: { authorization: `Bearer ${token}` },
+          signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS),
+          idempotent: false,
+        });
+      } catch (error) {
+        this.deps.logger.debug({ err: (error as Error).message }, 'logout failed');
+      }
+      this.session.clear();
+    }
     await this.http.close();
   }
+
+  // ---- internals --------------------------------------------------------
+
+  private spec<S extends z.ZodType>(endpoint: string, path: string, schema: S, options: ListOptions): ListSpec<S> {
+    return {
+      endpoint,
+      path,
+      schema,
+      pageSize: options.pageSize ?? this.target.pageSize,
+      query: { filter: options.filter?.toString(), orderby: options.orderby },
+    };
+  }
+
+  /**
+   * Sends a request with the bearer token. A 401 means the token is no longer
+   * good: log in again (shared with any concurrent request) and repeat once.
+   */
+  private async authorized(request: { method: 'GET' | 'POST'; endpoint: string; path: string; idempotent?: boolean; signal?: AbortSignal }): Promise<HttpResponse> {
+    const send = (token: string): Promise<HttpResponse> =>
+      this.http.request({ ...request, headers: { authorization: `Bearer ${token}` } });
+    const token = await this.session.get(request.signal);
+    let response = await send(token);
+    if (response.status === 401) {
+      this.session.invalidate(token);
+      const fresh = await this.session.get(request.signal);
+      response = await send(fresh);
+      if (response.status === 401) {
+        throw new ApiError('auth', request.endpoint, `401 for a freshly issued token: ${reasonOf(response)}`, 401);
+      }
+    }
+    if (response.status < 200 || response.status >= 300) throw statusError(response, request.endpoint);
+    return response;
+  }
+
+  private async login(): Promise<{ accessToken: string; expiresInSeconds: number | undefined }> {
+    const endpoint = ENDPOINTS.login;
+    const response = await this.http.request({
+      method: 'POST',
+      endpoint,
+      path: endpoint,
+      body: { username: this.target.username, password: this.target.password.reveal() },
+    });
+    if (response.status === 401 || response.status === 403) {
+      throw new ApiError('auth', endpoint, `login rejected for user ${this.target.username} (HTTP ${response.status}): ${reasonOf(response)}`, response.status);
+    }
+    if (response.status < 200 || response.status >= 300) throw statusError(response, endpoint);
+    let body: unknown;
+    try {
+      body = JSON.parse(response.text);
+    } catch {
+      // No parser message here: it may quote part of the body, which holds the token.
+      throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte login response`, response.status);
+    }
+    const parsed = parseObject(loginResponseSchema, body, endpoint, response.status);
+    return { accessToken: parsed.access_token, expiresInSeconds: parsed.expires_in ?? undefined };
+  }
+}
+
+/** The HTTP core options from the target, as core-factory builds them. */
+function coreOptions(target: TargetConfig, deps: ClientDeps): HttpCoreOptions {
+  return {
+    target: target.name,
+    baseUrl: target.url,
+    tls: { ...(target.tls.ca ? { ca: target.tls.ca } : {}), insecureSkipVerify: target.tls.insecureSkipVerify },
+    requestTimeoutMs: target.requestTimeout,
+    maxConcurrency: target.maxConcurrency,
+    maxAttempts: target.maxAttempts,
+    ...(deps.observer ? { observer: deps.observer } : {}),
+    logger: deps.logger,
+  };
+}
+
+/** The `reason` of the seed's error body, bounded and on one line; the status text when there is none. */
+export function reasonOf(response: HttpResponse): string {
+  let reason: unknown;
+  try {
+    const body = JSON.parse(response.text) as { reason?: unknown; message?: unknown } | null;
+    reason = body?.reason ?? body?.message;
+  } catch {
+    reason = undefined;
+  }
+  if (typeof reason !== 'string' || reason.trim() === '') return 'no reason given';
+  const line = reason.replace(/\s+/g, ' ').trim();
+  return line.length > MAX_REASON ? `${line.slice(0, MAX_REASON)}...` : line;
+}
+
+function statusError(response: HttpResponse, endpoint: string): ApiError {
+  return new ApiError('status', endpoint, `HTTP ${response.status}: ${reasonOf(response)}`, response.status);
 }

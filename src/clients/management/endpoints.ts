@@ -1,0 +1,26 @@
+/**
+ * Path templates of the management service endpoints the exporter reads. They
+ * label request metrics and spans; a concrete id never appears in them.
+ */
+export const ENDPOINTS = {
+  login: '/api/v2/login',
+  logout: '/api/v2/logout',
+  assets: '/api/v2/assets',
+  assetCopies: '/api/v2/assets/{id}/copies',
+  latestCopies: '/api/v2/latest-copies',
+  copyMetrics: '/api/v2/copy-metrics',
+  activities: '/api/v2/activities',
+  auditLogs: '/api/v2/audit-logs',
+  protectionPolicies: '/api/v2/protection-policies',
+  complianceDetails: '/api/v2/compliance-details',
+  inventorySources: '/api/v2/inventory-sources',
+  cloudDrSessions: '/api/v2/cloud-dr-sessions',
+  alerts: '/api/v2/alerts',
+} as const;
+
+export type EndpointTemplate = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
+
+/** The concrete path of a per-asset endpoint, with the id escaped. */
+export function assetCopiesPath(assetId: string): string {
+  return `/api/v2/assets/${encodeURIComponent(assetId)}/copies`;
+}

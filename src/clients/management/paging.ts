@@ -1,0 +1,125 @@
+/**
+ * The management service's two ways of paging a listing, as async generators
+ * of pages of checked items:
+ *
+ * - random: `page=1..n&pageSize=N`; the service advises against it above
+ *   10000 resources, so it is used only where serial paging is not offered.
+ * - serial: `pageSize=N&queryState=BEGIN`, then `pageSize=N&queryState=<token>`
+ *   with the token of the previous answer; the page with `queryState: "END"`
+ *   still carries content; END is never sent; a token is never sent twice.
+ *
+ * Stopping the iteration early (break) sends nothing more.
+ */
+import { z } from 'zod';
+import type { Logger } from 'pino';
+import { ApiError } from '../errors';
+import { parseItems, parseObject } from './schemas';
+
+/** Fetches one page and returns its parsed JSON body; `idempotent: false` forbids retries that could resend the request. */
+export type PageFetcher = (request: { endpoint: string; path: string; idempotent: boolean; signal?: AbortSignal }) => Promise<{ body: unknown; status: number }>;
+
+export interface ListSpec<S extends z.ZodType> {
+  /** path template for metrics, e.g. /api/v2/assets/{id}/copies */
+  endpoint: string;
+  /** concrete path without query string */
+  path: string;
+  /** further query parameters (filter, orderby) */
+  query?: Record<string, string | undefined>;
+  /** item schema */
+  schema: S;
+  pageSize: number;
+}
+
+/** The most pages one listing may take: a paging loop must end even if the service never says so. */
+const MAX_PAGES = 100_000;
+/** The service's advice: no random paging over more resources than this. */
+export const RANDOM_PAGING_LIMIT = 10_000;
+
+const randomEnvelope = z.object({
+  content: z.array(z.unknown()),
+  page: z
+    .object({
+      number: z.number().int().nullish(),
+      totalPages: z.number().int().nonnegative().nullish(),
+      totalElements: z.number().int().nonnegative().nullish(),
+    })
+    .nullish(),
+});
+
+const serialEnvelope = z.object({
+  content: z.array(z.unknown()),
+  page: z.object({ queryState: z.string().min(1) }),
+});
+
+/** A query string with every value percent-encoded (spaces as %20, never '+'). */
+export function queryString(query: Record<string, string | number | undefined>): string {
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+  }
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
+}
+
+export async function* randomPages<S extends z.ZodType>(
+  fetchPage: PageFetcher,
+  spec: ListSpec<S>,
+  signal: AbortSignal | undefined,
+  logger?: Logger,
+): AsyncGenerator<Array<z.output<S>>> {
+  for (let page = 1; ; page++) {
+    const { body, status } = await fetchPage({
+      endpoint: spec.endpoint,
+      path: spec.path + queryString({ ...spec.query, page, pageSize: spec.pageSize }),
+      idempotent: true,
+      ...(signal ? { signal } : {}),
+    });
+    const envelope = parseObject(randomEnvelope, body, spec.endpoint, status);
+    const total = envelope.page?.totalElements;
+    if (page === 1 && total != null && total > RANDOM_PAGING_LIMIT) {
+      logger?.warn({ endpoint: spec.endpoint, totalElements: total }, 'random paging over more than 10000 resources (the endpoint offers no serial paging)');
+    }
+    const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
+    if (items.length > 0) yield items;
+    const totalPages = envelope.page?.totalPages;
+    const last = items.length === 0 || (totalPages != null ? page >= totalPages : items.length < spec.pageSize);
+    if (last) return;
+    if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `random paging did not end after ${MAX_PAGES} pages`);
+  }
+}
+
+export async function* serialPages<S extends z.ZodType>(
+  fetchPage: PageFetcher,
+  spec: ListSpec<S>,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<Array<z.output<S>>> {
+  const used = new Set<string>();
+  let query: Record<string, string | number | undefined> = { ...spec.query, pageSize: spec.pageSize, queryState: 'BEGIN' };
+  for (let page = 1; ; page++) {
+    const { body, status } = await fetchPage({
+      endpoint: spec.endpoint,
+      path: spec.path + queryString(query),
+      // BEGIN may be repeated freely; a later token is spent by its first use.
+      idempotent: page === 1,
+      ...(signal ? { signal } : {}),
+    });
+    const envelope = parseObject(serialEnvelope, body, spec.endpoint, status);
+    const next = envelope.page.queryState;
+    const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
+    if (items.length > 0) yield items;
+    if (next === 'END') return;
+    if (next === 'BEGIN' || used.has(next)) {
+      throw new ApiError('protocol', spec.endpoint, `serial paging: the service returned queryState "${next.slice(0, 40)}" again; a token is never sent twice`, status);
+    }
+    if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `serial paging did not reach END after ${MAX_PAGES} pages`);
+    used.add(next);
+    query = { pageSize: spec.pageSize, queryState: next };
+  }
+}
+
+/** Every item of every page, in order. */
+export async function collectAll<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const page of pages) for (const item of page) all.push(item);
+  return all;
+}

@@ -1,0 +1,210 @@
+/**
+ * Item schemas of the management service listings, checked item by item.
+ *
+ * Lenient where the API may grow: unknown fields are dropped silently (not
+ * kept, to save memory on large estates) and enumerations are plain strings,
+ * so a value the exporter does not know passes through as a label value.
+ * Strict where a metric depends on it: a required field that is missing or of
+ * the wrong type makes the whole listing fail with a `protocol` ApiError naming
+ * the endpoint, the item and the field, instead of a wrong number.
+ *
+ * Timestamps become epoch milliseconds.
+ */
+import { z } from 'zod';
+import { ApiError } from '../errors';
+
+/** An ISO 8601 timestamp string, as epoch milliseconds. */
+const timestamp = z.string().transform((text, ctx) => {
+  const ms = Date.parse(text);
+  if (Number.isNaN(ms)) {
+    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text.slice(0, 40))} is not an ISO 8601 timestamp` });
+    return z.NEVER;
+  }
+  return ms;
+});
+
+const nullableString = z.string().nullish();
+
+export const loginResponseSchema = z.object({
+  access_token: z.string().min(1),
+  expires_in: z.number().positive().nullish(),
+});
+
+export const assetSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  type: z.string(),
+  /** bytes; optional: without it the asset simply has no size series */
+  size: z.number().nonnegative().nullish(),
+  deleted: z.boolean().nullish(),
+  /** not in the seed's asset table (api-notes: PROTECTED, UNPROTECTED, EXCLUDED) */
+  protectionStatus: nullableString,
+  protectionPolicyId: nullableString,
+  /** required to be present (null = no copy): a missing field must not read as "no copy" */
+  lastAvailableCopyTime: timestamp.nullable(),
+  updatedAt: timestamp.nullish(),
+  _embedded: z
+    .object({
+      protectionPolicy: z.object({ id: nullableString, name: nullableString, type: nullableString }).nullish(),
+    })
+    .nullish(),
+});
+export type Asset = z.output<typeof assetSchema>;
+
+export const copySchema = z.object({
+  id: z.string().min(1),
+  createTime: timestamp.nullish(),
+  size: z.number().nonnegative(),
+  location: z.string(),
+  state: nullableString,
+  retentionTime: timestamp.nullish(),
+});
+export type Copy = z.output<typeof copySchema>;
+
+export const latestCopySchema = z.object({
+  assetId: z.string().min(1),
+  createTime: timestamp,
+});
+export type LatestCopy = z.output<typeof latestCopySchema>;
+
+export const copyMetricsSchema = z.object({
+  assetId: z.string().min(1),
+  stageCopyMetrics: z
+    .array(
+      z.object({
+        stageType: z.string(),
+        latestCopyTime: timestamp.nullish(),
+      }),
+    )
+    .nullish(),
+});
+export type CopyMetrics = z.output<typeof copyMetricsSchema>;
+
+export const activitySchema = z.object({
+  id: z.string().min(1),
+  category: z.string(),
+  classType: nullableString,
+  state: z.string(),
+  updateTime: timestamp,
+  startTime: timestamp.nullish(),
+  endTime: timestamp.nullish(),
+  /** milliseconds */
+  duration: z.number().nonnegative().nullish(),
+  result: z.object({ status: nullableString, bytesTransferred: z.number().nonnegative().nullish() }).nullish(),
+  stats: z.object({ bytesTransferred: z.number().nonnegative().nullish() }).nullish(),
+});
+export type Activity = z.output<typeof activitySchema>;
+
+export const auditLogSchema = z.object({
+  id: z.string().min(1),
+  auditType: z.string(),
+  changedTime: timestamp,
+});
+export type AuditLog = z.output<typeof auditLogSchema>;
+
+export const protectionPolicySchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  type: nullableString,
+  enabled: z.boolean().nullish(),
+  summary: z.object({ numberOfAssets: z.number().int().nonnegative().nullish() }).nullish(),
+});
+export type ProtectionPolicy = z.output<typeof protectionPolicySchema>;
+
+const objectiveStatus = z.object({ status: nullableString });
+
+/**
+ * The seed names the result field verifiedObjectives.status (release 19.7);
+ * api-notes show a flat `status`. Both are read; the seed's field wins.
+ */
+export const complianceSchema = z.object({
+  assetId: nullableString,
+  protectionPolicyId: nullableString,
+  policyName: nullableString,
+  status: nullableString,
+  verifiedObjectives: z.union([objectiveStatus, z.array(objectiveStatus)]).nullish(),
+});
+export type ComplianceDetail = z.output<typeof complianceSchema>;
+
+export const inventorySourceSchema = z.object({
+  id: z.string().min(1),
+  name: z.string(),
+  type: nullableString,
+  lastDiscovered: timestamp.nullish(),
+  lastDiscoveryResult: z.object({ status: nullableString }).nullish(),
+});
+export type InventorySource = z.output<typeof inventorySourceSchema>;
+
+export const cloudDrSessionSchema = z.object({
+  id: z.string().min(1),
+  drType: z.string(),
+  status: z.string(),
+});
+export type CloudDrSession = z.output<typeof cloudDrSessionSchema>;
+
+export const alertSchema = z.object({
+  id: z.string().min(1),
+  severity: z.string(),
+  acknowledgement: z.object({ acknowledgeState: nullableString }).nullish(),
+});
+export type Alert = z.output<typeof alertSchema>;
+
+const MAX_DETAIL = 200;
+
+/** "content[12].lastAvailableCopyTime" from a zod issue path. */
+function describePath(prefix: string, path: ReadonlyArray<PropertyKey>): string {
+  let out = prefix;
+  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `.${String(part)}`;
+  return out;
+}
+
+/** The issue as `field: problem` with the value it got, bounded in length. */
+function describeIssue(issue: z.core.$ZodIssue, prefix: string, item: unknown): string {
+  const where = describePath(prefix, issue.path);
+  let problem = issue.message;
+  if (issue.code === 'invalid_type') {
+    const received = valueAt(item, issue.path);
+    problem = `expected ${issue.expected}, got ${received === undefined ? 'nothing (field missing)' : received === null ? 'null' : typeof received}`;
+  }
+  return `${where}: ${problem}`.slice(0, MAX_DETAIL);
+}
+
+function valueAt(item: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let node = item;
+  for (const part of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[part];
+  }
+  return node;
+}
+
+/**
+ * Checks every item of a page's content against the schema. The first bad item
+ * fails the page with a protocol error that names the endpoint, the item
+ * (index and id when it has one) and the field.
+ */
+export function parseItems<S extends z.ZodType>(schema: S, content: readonly unknown[], endpoint: string, status?: number): Array<z.output<S>> {
+  const items: Array<z.output<S>> = new Array(content.length);
+  for (let index = 0; index < content.length; index++) {
+    const raw = content[index];
+    const result = schema.safeParse(raw);
+    if (!result.success) {
+      const id = raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
+      const which = typeof id === 'string' ? ` (id ${id.slice(0, 64)})` : '';
+      const issue = result.error.issues[0] as z.core.$ZodIssue;
+      throw new ApiError('protocol', endpoint, `invalid item${which}: ${describeIssue(issue, `content[${index}]`, raw)}`, status);
+    }
+    items[index] = result.data;
+  }
+  return items;
+}
+
+/** Checks a single object (not a listing) against a schema, with the same error shape. */
+export function parseObject<S extends z.ZodType>(schema: S, value: unknown, endpoint: string, status?: number): z.output<S> {
+  const result = schema.safeParse(value);
+  if (!result.success) {
+    const issue = result.error.issues[0] as z.core.$ZodIssue;
+    throw new ApiError('protocol', endpoint, `unexpected response: ${describeIssue(issue, 'body', value)}`, status);
+  }
+  return result.data;
+}
