@@ -48,7 +48,7 @@ function substituteEnv(node: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[
       const value = env[name];
       if (value === undefined) {
         problems.push(`${formatPath(path)}: environment variable ${name} is not set`);
-        return '';
+        return _match; // left as written, so the schema does not report the same field again
       }
       return value;
     });
@@ -104,6 +104,21 @@ function resolveTarget(target: ParsedTarget, index: number, known: KnownCollecto
   };
 }
 
+/** Target names label every series, so two targets may not share one (checked on the raw list: reported even when other fields are wrong). */
+function duplicateNames(raw: unknown): string[] {
+  const targets = (raw as { targets?: unknown } | undefined)?.targets;
+  if (!Array.isArray(targets)) return [];
+  const seen = new Set<string>();
+  const problems: string[] = [];
+  targets.forEach((target: unknown, index) => {
+    const name = (target as { name?: unknown } | null)?.name;
+    if (typeof name !== 'string') return;
+    if (seen.has(name)) problems.push(`targets[${index}].name: duplicate target name "${name}"`);
+    seen.add(name);
+  });
+  return problems;
+}
+
 function zodProblems(error: z.ZodError): string[] {
   return error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
 }
@@ -112,6 +127,7 @@ function zodProblems(error: z.ZodError): string[] {
 export function parseConfig(raw: unknown, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
   const problems: string[] = [];
   const substituted = substituteEnv(raw ?? {}, options.env ?? process.env, [], problems);
+  problems.push(...duplicateNames(substituted));
   const result = configSchema.safeParse(substituted);
   if (!result.success) throw new ConfigError([...problems, ...zodProblems(result.error)]);
   const targets = result.data.targets.map((target, index) => resolveTarget(target, index, options.knownCollectors, problems));
@@ -126,7 +142,7 @@ export function loadConfigFile(file: string, options: { env?: NodeJS.ProcessEnv;
   } catch (error) {
     throw new ConfigError([`${file}: cannot read the configuration file (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
   }
-  const document = parseDocument(text, { prettyErrors: false });
+  const document = parseDocument(text);
   if (document.errors.length > 0) {
     throw new ConfigError(document.errors.map((e) => `${file}: YAML syntax error at line ${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`));
   }

@@ -49,7 +49,7 @@ const targetSettings = z
     username: z.string().min(1),
     password: z.string().min(1).optional(),
     passwordFile: z.string().min(1).optional(),
-    tls: tlsSettings.default({ insecureSkipVerify: false }),
+    tls: tlsSettings.prefault({}),
     /** time limit of one HTTP request (each retry gets its own) */
     requestTimeout: positiveDuration.default(30_000),
     /** requests in flight to this target at once */
@@ -125,23 +125,14 @@ const shardingSettings = z
 
 export const configSchema = z
   .object({
-    web: webSettings.default({ listenAddress: '0.0.0.0', port: 8497 }),
+    web: webSettings.prefault({}),
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-    collection: collectionSettings.default({} as never),
-    tracing: tracingSettings.default({ enabled: false, serviceName: 'dataprotect-exporter' }),
-    sharding: shardingSettings.default({ shards: 1, index: 0 }),
+    collection: collectionSettings.prefault({}),
+    tracing: tracingSettings.prefault({}),
+    sharding: shardingSettings.prefault({}),
     targets: z.array(targetSettings).min(1, 'configure at least one target'),
   })
-  .strict()
-  .superRefine((config, ctx) => {
-    const seen = new Set<string>();
-    config.targets.forEach((target, index) => {
-      if (seen.has(target.name)) {
-        ctx.addIssue({ code: 'custom', path: ['targets', index, 'name'], message: `duplicate target name "${target.name}"` });
-      }
-      seen.add(target.name);
-    });
-  });
+  .strict();
 
 export type ConfigInput = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;

@@ -1,0 +1,135 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { inspect } from 'node:util';
+import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load';
+import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
+
+const dir = mkdtempSync(join(tmpdir(), 'dp-config-'));
+function file(name: string, content: string): string {
+  const path = join(dir, name);
+  writeFileSync(path, content);
+  return path;
+}
+
+function problemsOf(fn: () => unknown): string[] {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+const minimalTarget = { name: 'backup', kind: 'management', url: 'https://backup.example:8443', username: 'u', password: 'p' };
+
+describe('configuration', () => {
+  it('fills every default', () => {
+    const config = parseConfig({ targets: [minimalTarget] });
+    expect(config.web).toEqual({ listenAddress: '0.0.0.0', port: 8497 });
+    expect(config.collection).toMatchObject({
+      staleAfter: 15 * 60_000,
+      defaultRpo: 24 * 3_600_000,
+      window: 24 * 3_600_000,
+      rpoByPolicy: {},
+      activityClassTypes: ['JOB_GROUP', 'JOB'],
+      perAssetSeries: 'all',
+    });
+    const target = config.targets[0]!;
+    expect(target.tls.insecureSkipVerify).toBe(false);
+    expect(target.maxConcurrency).toBe(4);
+    expect(target.requestTimeout).toBe(30_000);
+    expect(target.password.reveal()).toBe('p');
+  });
+
+  it('accepts the documented example (every key) with its secrets from the environment', () => {
+    const caFile = file('ca.pem', '-----BEGIN CERTIFICATE-----\n');
+    const secret = file('secret', 'from-file\n');
+    const text = require('node:fs')
+      .readFileSync(join(__dirname, '../../config/example.yaml'), 'utf8')
+      .replaceAll('/etc/dataprotect-exporter/ca.pem', caFile)
+      .replaceAll('/run/secrets/replication-password', secret)
+      .replaceAll('/run/secrets/storage-password', secret);
+    const config = loadConfigFile(file('example.yaml', text), {
+      env: { BACKUP_PROD_PASSWORD: 'from-env', HOSTNAME: 'x' },
+      knownCollectors: KNOWN_COLLECTORS,
+    });
+    expect(config.targets.map((t) => t.kind)).toEqual(['management', 'replication', 'storage']);
+    expect(config.targets[0]!.password.reveal()).toBe('from-env');
+    expect(config.targets[1]!.password.reveal()).toBe('from-file');
+    expect(config.targets[0]!.tls.ca).toContain('BEGIN CERTIFICATE');
+    expect(config.collection.rpoByPolicy).toEqual({ Gold: 4 * 3_600_000, Silver: 12 * 3_600_000 });
+  });
+
+  it('reports every mistake on its own line, naming the field path', () => {
+    const path = file(
+      'bad.yaml',
+      `web:
+  port: 70000
+collection:
+  defaultRpo: soon
+  perAssetSeries: some
+targets:
+  - name: a
+    kind: backup
+    url: ftp://x
+    username: u
+    password: p
+  - name: a
+    kind: management
+    url: https://x
+    username: u
+    collectors:
+      assets: { schedule: "every minute" }
+      nonsense: {}
+  - name: c
+    kind: storage
+    url: https://y
+    username: u
+    password: \${NOT_SET_ANYWHERE}
+`,
+    );
+    const problems = problemsOf(() => loadConfigFile(path, { env: {}, knownCollectors: { management: ['assets'], replication: [], storage: [] } }));
+    const text = problems.join('\n');
+    expect(text).toMatch(/^targets\[2\]\.password: environment variable NOT_SET_ANYWHERE is not set$/m);
+    expect(text).toMatch(/^web\.port: /m);
+    expect(text).toMatch(/^collection\.defaultRpo: "soon" is not a duration/m);
+    expect(text).toMatch(/^collection\.perAssetSeries: /m);
+    expect(text).toMatch(/^targets\[0\]\.kind: /m);
+    expect(text).toMatch(/^targets\[0\]\.url: must be an http/m);
+    expect(text).toMatch(/^targets\[1\]\.password: set password/m);
+    expect(text).toMatch(/^targets\[1\]\.collectors\.assets\.schedule: "every minute" is not a valid cron expression/m);
+    expect(text).toMatch(/^targets\[1\]\.name: duplicate target name "a"/m);
+    expect(problems.length).toBeGreaterThanOrEqual(9);
+  });
+
+  it('rejects unknown keys and unknown collectors', () => {
+    expect(problemsOf(() => parseConfig({ targets: [{ ...minimalTarget, pasword: 'x' }] })).join('\n')).toMatch(/targets\[0\]: Unrecognized key.*pasword/);
+    expect(
+      problemsOf(() =>
+        parseConfig({ targets: [{ ...minimalTarget, collectors: { nope: {} } }] }, { knownCollectors: { management: ['assets'], replication: [], storage: [] } }),
+      ),
+    ).toEqual(['targets[0].collectors.nope: no such collector for kind management (known: assets)']);
+  });
+
+  it('reads passwordFile and reports an unreadable one', () => {
+    const config = parseConfig({ targets: [{ ...minimalTarget, password: undefined, passwordFile: file('pw', 's3cret\n') }] });
+    expect(config.targets[0]!.password.reveal()).toBe('s3cret');
+    expect(problemsOf(() => parseConfig({ targets: [{ ...minimalTarget, password: undefined, passwordFile: join(dir, 'missing') }] }))).toEqual([
+      `targets[0].passwordFile: cannot read ${join(dir, 'missing')} (ENOENT)`,
+    ]);
+  });
+
+  it('never prints a password, whatever prints the configuration', () => {
+    const config = parseConfig({ targets: [{ ...minimalTarget, password: 'hunter2-secret' }] });
+    expect(JSON.stringify(config)).not.toContain('hunter2-secret');
+    expect(inspect(config, { depth: 10 })).not.toContain('hunter2-secret');
+    expect(`${config.targets[0]!.password}`).toBe('[REDACTED]');
+  });
+
+  it('reports YAML syntax errors and unreadable files with the file name', () => {
+    expect(problemsOf(() => loadConfigFile(file('syntax.yaml', 'targets: [\n  - {')))[0]).toMatch(/syntax\.yaml: YAML syntax error at line \d+/);
+    expect(problemsOf(() => loadConfigFile(join(dir, 'nope.yaml')))).toEqual([`${join(dir, 'nope.yaml')}: cannot read the configuration file (ENOENT)`]);
+  });
+});
