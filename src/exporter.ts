@@ -21,10 +21,14 @@ export class Exporter {
   constructor(
     config: ExporterConfig,
     private readonly logger: Logger,
-    options: { processMetrics?: boolean } = {},
+    options: { processMetrics?: boolean; collectorsFor?: ConstructorParameters<typeof ExporterRuntime>[1]['collectorsFor'] } = {},
   ) {
     this.selfMetrics = new SelfMetrics(options);
-    this.runtime = new ExporterRuntime(config, { logger, observer: this.selfMetrics });
+    this.runtime = new ExporterRuntime(config, {
+      logger,
+      observer: this.selfMetrics,
+      ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
+    });
     this.renderer = new MetricsRenderer(
       () => this.runtime.store,
       this.selfMetrics,

@@ -36,7 +36,13 @@ export class ExporterRuntime {
 
   constructor(
     private config: ExporterConfig,
-    private readonly deps: { logger: Logger; observer?: RequestObserver; now?: () => Date },
+    private readonly deps: {
+      logger: Logger;
+      observer?: RequestObserver;
+      now?: () => Date;
+      /** the collectors of a kind (tests substitute their own) */
+      collectorsFor?: typeof collectorsFor;
+    },
   ) {
     this.scheduler = new Scheduler(deps.logger);
     for (const target of this.ownedTargets(config)) this.addTarget(target);
@@ -69,7 +75,7 @@ export class ExporterRuntime {
       shared: new Map(),
     };
     const jobs: CollectorJob[] = [];
-    for (const definition of collectorsFor(target.kind)) {
+    for (const definition of (this.deps.collectorsFor ?? collectorsFor)(target.kind)) {
       const overrides = target.collectors[definition.name];
       if (overrides?.enabled === false) continue;
       const schedule = overrides?.schedule ?? definition.defaultSchedule;

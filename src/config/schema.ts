@@ -78,7 +78,7 @@ const targetSettings = z
 const webSettings = z
   .object({
     listenAddress: z.string().min(1).default('0.0.0.0'),
-    port: z.number().int().min(1).max(65_535).default(8497),
+    port: z.number().int().min(0).max(65_535).default(8497), // 0: any free port (tests)
     /** TLS for /metrics and /probe, like Prometheus's web config */
     tls: z.object({ certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
     /** basic auth users for /metrics and /probe; values are bcrypt hashes or plain passwords from ${ENV} */

@@ -1,0 +1,204 @@
+import { parseConfig, type ExporterConfig } from '../../src/config/load';
+import { defineCollector, type CollectorDefinition } from '../../src/collectors/types';
+import { Exporter } from '../../src/exporter';
+import { ExporterRuntime } from '../../src/runtime';
+import { SelfMetrics } from '../../src/exporters/prometheus';
+import { MetricsRenderer } from '../../src/exporters/renderer';
+import { ApiError } from '../../src/clients/errors';
+import { silentLogger } from '../support/collect';
+import { promtoolCheckMetrics } from '../support/promtool';
+
+/** A controllable management collector: each run does what `behaviour` says. */
+function fakeCollector(name: string, behaviour: { next: 'ok' | 'fail' | 'unreachable' | 'hang' | 'badlabels'; assets: string[] }) {
+  return defineCollector<'management', number>({
+    name,
+    kind: 'management',
+    description: 'test collector',
+    defaultSchedule: '0 0 1 1 *',
+    metrics: ['dataprotect_asset_size_bytes'],
+    async collect(ctx, signal) {
+      const runs = (ctx.state ?? 0) + 1;
+      if (behaviour.next === 'fail') throw new ApiError('parse', '/api/v2/assets', 'malformed JSON');
+      if (behaviour.next === 'unreachable') throw new ApiError('network', '/api/v2/assets', 'ECONNREFUSED');
+      if (behaviour.next === 'hang') await new Promise(() => undefined); // ignores its signal on purpose
+      if (behaviour.next === 'badlabels') return { samples: [{ name: 'dataprotect_asset_size_bytes', labels: { target: ctx.target.name }, value: 1 }] };
+      signal.throwIfAborted();
+      return {
+        state: runs,
+        samples: behaviour.assets.map((id) => ({
+          name: 'dataprotect_asset_size_bytes' as const,
+          labels: { target: ctx.target.name, asset_id: id, asset_name: `vm "${id}"\\\n`, asset_type: 'VM', policy: 'Gold' },
+          value: runs * 100,
+        })),
+      };
+    },
+  });
+}
+
+function config(targets: string[], collection: Record<string, unknown> = {}): ExporterConfig {
+  return parseConfig({
+    web: { listenAddress: '127.0.0.1', port: 0 },
+    collection,
+    targets: targets.map((name) => ({ name, kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' })),
+  });
+}
+
+function harness(targets: string[], collectors: CollectorDefinition[], collection: Record<string, unknown> = {}, now = { t: Date.now() }) {
+  const runtime = new ExporterRuntime(config(targets, collection), {
+    logger: silentLogger,
+    collectorsFor: (kind) => (kind === 'management' ? collectors : []),
+  });
+  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter, () => now.t);
+  return { runtime, renderer, now };
+}
+
+describe('runtime: snapshot, staleness, time limits', () => {
+  it('publishes a run, keeps the last good series while failing, then drops them after staleAfter', async () => {
+    const behaviour = { next: 'ok' as 'ok' | 'fail', assets: ['a', 'b'] };
+    const { runtime, renderer, now } = harness(['t1'], [fakeCollector('fake', behaviour)], { staleAfter: '10m' });
+    expect(await runtime.runOnce()).toEqual(['success']);
+    let text = await renderer.render();
+    expect(text).toContain('dataprotect_asset_size_bytes{target="t1",asset_id="a",asset_name="vm \\"a\\"\\\\\\n",asset_type="VM",policy="Gold"} 100');
+    expect(text).toContain('dataprotect_collector_success{target="t1",collector="fake"} 1');
+    expect(text).toContain('dataprotect_up{target="t1",kind="management"} 1');
+    expect(promtoolCheckMetrics(text)).toBe('');
+
+    behaviour.assets = ['a']; // b disappeared from the source: its series go at the next collection
+    await runtime.runOnce();
+    text = await renderer.render();
+    expect(text).toContain('asset_id="a"');
+    expect(text).not.toContain('asset_id="b"');
+    expect(text).toMatch(/dataprotect_asset_size_bytes\{[^}]*asset_id="a"[^}]*\} 200/);
+
+    behaviour.next = 'fail';
+    expect(await runtime.runOnce()).toEqual(['failure']);
+    text = await renderer.render();
+    expect(text).toContain('dataprotect_collector_success{target="t1",collector="fake"} 0');
+    expect(text).toContain('dataprotect_collector_failures_total{target="t1",collector="fake"} 1');
+    expect(text).toMatch(/dataprotect_asset_size_bytes\{[^}]*\} 200/); // last good value kept
+    expect(text).toContain('dataprotect_up{target="t1",kind="management"} 1'); // the API answered, with bad data
+
+    now.t += 11 * 60_000;
+    text = await renderer.render();
+    expect(text).not.toContain('dataprotect_asset_size_bytes{');
+    expect(text).toContain('dataprotect_collector_success{target="t1",collector="fake"} 0');
+
+    behaviour.next = 'ok';
+    await runtime.runOnce();
+    now.t = Date.now();
+    text = await renderer.render();
+    expect(text).toMatch(/dataprotect_asset_size_bytes\{[^}]*\} 300/); // the state of failed runs was not kept
+    await runtime.stop();
+  });
+
+  it('marks a target down when its source is unreachable, without touching another target', async () => {
+    const behaviours: Record<string, { next: 'ok' | 'unreachable'; assets: string[] }> = {};
+    const collector = defineCollector<'management', undefined>({
+      name: 'per-target',
+      kind: 'management',
+      description: 'test',
+      defaultSchedule: '0 0 1 1 *',
+      metrics: ['dataprotect_asset_size_bytes'],
+      collect: (ctx, signal) => fakeCollector('x', behaviours[ctx.target.name]!).collect(ctx as never, signal) as never,
+    });
+    behaviours.good = { next: 'ok', assets: ['g'] };
+    behaviours.bad = { next: 'unreachable', assets: [] };
+    const { runtime, renderer } = harness(['good', 'bad'], [collector]);
+    expect((await runtime.runOnce()).sort()).toEqual(['failure', 'success']);
+    const text = await renderer.render();
+    expect(text).toContain('dataprotect_up{target="good",kind="management"} 1');
+    expect(text).toContain('dataprotect_up{target="bad",kind="management"} 0');
+    expect(text).toContain('asset_id="g"');
+    const probe = await renderer.render('bad');
+    expect(probe).not.toContain('target="good"');
+    expect(probe).toContain('dataprotect_up{target="bad",kind="management"} 0');
+    await runtime.stop();
+  });
+
+  it('ends a run that exceeds its time limit even when the collector ignores its signal, and never overlaps runs', async () => {
+    const behaviour = { next: 'hang' as const, assets: [] };
+    const runtime = new ExporterRuntime(
+      parseConfig({
+        targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p', collectors: { slow: { timeout: '300ms' } } }],
+      }),
+      { logger: silentLogger, collectorsFor: () => [fakeCollector('slow', behaviour)] },
+    );
+    const first = runtime.runOnce();
+    const second = await runtime.runOnce(); // while the first is still running
+    expect(second).toEqual(['skipped']);
+    expect(await first).toEqual(['failure']);
+    const record = runtime.store.get('t', 'slow')!;
+    expect(record.lastError).toMatch(/did not finish within its time limit of 300 ms/);
+    expect(record.skippedRuns).toBe(1);
+    await runtime.stop();
+  });
+
+  it('fails a run whose series do not match the catalog instead of publishing them', async () => {
+    const { runtime } = harness(['t'], [fakeCollector('bad', { next: 'badlabels', assets: [] })]);
+    expect(await runtime.runOnce()).toEqual(['failure']);
+    expect(runtime.store.get('t', 'bad')!.lastError).toMatch(/dataprotect_asset_size_bytes needs labels \[target, asset_id, asset_name, asset_type, policy\]/);
+    await runtime.stop();
+  });
+
+  it('reload: adds and removes targets, keeps the unchanged ones with their state', async () => {
+    const behaviour = { next: 'ok' as const, assets: ['a'] };
+    const { runtime, renderer } = harness(['keep', 'drop'], [fakeCollector('fake', behaviour)]);
+    await runtime.runOnce();
+    await runtime.runOnce();
+    const change = await runtime.applyConfig(config(['keep', 'new']));
+    expect(change).toEqual({ added: ['new'], removed: ['drop'], restarted: [] });
+    const text = await renderer.render();
+    expect(text).not.toContain('target="drop"');
+    expect(runtime.store.get('keep', 'fake')!.runs).toBe(2);
+    await runtime.runOnce();
+    expect(runtime.store.get('keep', 'fake')!.runs).toBe(3);
+    expect(runtime.store.get('new', 'fake')!.runs).toBe(1);
+    expect(await renderer.render()).toMatch(/target="keep"[^}]*\} 300/); // state kept across the reload
+    await runtime.stop();
+  });
+});
+
+describe('HTTP endpoints', () => {
+  it('serves /healthz, /readyz (503 until the first collection), /metrics, /probe and the landing page', async () => {
+    let release: () => void = () => undefined;
+    const firstRunGate = new Promise<void>((resolve) => (release = resolve));
+    const inner = fakeCollector('fake', { next: 'ok', assets: ['a'] });
+    const gated = defineCollector<'management', number>({
+      ...inner,
+      async collect(ctx, signal) {
+        await firstRunGate;
+        return inner.collect(ctx, signal);
+      },
+    });
+    const exporter = new Exporter(config(['t1']), silentLogger, { collectorsFor: () => [gated] });
+    await exporter.start();
+    try {
+      const base = exporter.address();
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      expect((await fetch(`${base}/readyz`)).status).toBe(503);
+      release();
+      for (let i = 0; i < 100 && (await fetch(`${base}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      const metrics = await fetch(`${base}/metrics`);
+      expect(metrics.headers.get('content-type')).toContain('text/plain; version=0.0.4');
+      const text = await metrics.text();
+      expect(text).toContain('dataprotect_exporter_build_info{version="');
+      expect(text).toContain('dataprotect_asset_size_bytes{target="t1"');
+      expect(text).toContain('process_cpu_user_seconds_total');
+      // prom-client's own nodejs_*_total gauges are its naming, not ours: lint our families.
+      const ours = text.split('\n').filter((line) => line.includes('dataprotect_')).join('\n') + '\n';
+      expect(promtoolCheckMetrics(ours)).toBe('');
+      expect((await fetch(`${base}/probe?target=nope`)).status).toBe(400);
+      expect((await fetch(`${base}/probe`)).status).toBe(400);
+      const probe = await (await fetch(`${base}/probe?target=t1`)).text();
+      expect(probe).toContain('dataprotect_up{target="t1",kind="management"} 1');
+      expect(probe).not.toContain('process_cpu');
+      const landing = await (await fetch(`${base}/`)).text();
+      expect(landing).toContain('<h2>t1');
+      expect(landing).toMatch(/fake<\/td><td>ok at/);
+    } finally {
+      release();
+      await exporter.stop();
+    }
+  });
+});
