@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
@@ -46,8 +46,7 @@ describe('configuration', () => {
   it('accepts the documented example (every key) with its secrets from the environment', () => {
     const caFile = file('ca.pem', '-----BEGIN CERTIFICATE-----\n');
     const secret = file('secret', 'from-file\n');
-    const text = require('node:fs')
-      .readFileSync(join(__dirname, '../../config/example.yaml'), 'utf8')
+    const text = readFileSync(join(__dirname, '../../config/example.yaml'), 'utf8')
       .replaceAll('/etc/dataprotect-exporter/ca.pem', caFile)
       .replaceAll('/run/secrets/replication-password', secret)
       .replaceAll('/run/secrets/storage-password', secret);
