@@ -1,8 +1,31 @@
+import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import type { HttpCore } from '../http';
+import { expectStatus, parseBody } from '../response';
+import { listQueryString, type ListQuery } from './query';
+import {
+  groupSchema,
+  protectedVmSchema,
+  repClusterSchema,
+  type ConsistencyGroup,
+  type ProtectedVm,
+  type RepCluster,
+} from './schemas';
 
-/** Client of the replication API. */
+export { desc, type ListFilter, type ListQuery } from './query';
+export * from './schemas';
+
+const BASE = '/api/v1';
+
+/**
+ * Client of the VM replication plugin (/api/v1): HTTP Basic on every request
+ * (the plugin has no session), bare JSON arrays without paging. List calls
+ * name the fields they need (`fields=`), which keeps the plugin's large VM
+ * answers small, and get records typed and validated for exactly those fields.
+ * Retries on 429/503 with Retry-After, time limits and TLS are the shared
+ * HttpCore's.
+ */
 export class ReplicationClient {
   protected readonly http: HttpCore;
 
@@ -13,8 +36,62 @@ export class ReplicationClient {
     this.http = httpCoreFor(target, deps);
   }
 
-  /** Logs out (where the API has sessions) and closes the connections. */
+  /** GET /api/v1/rep-clusters */
+  clusters<F extends keyof RepCluster>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<RepCluster, F>[]> {
+    return this.list('/rep-clusters', repClusterSchema, query, signal);
+  }
+
+  /** GET /api/v1/rep-cluster/{id}: the whole record */
+  async cluster(id: string, signal?: AbortSignal): Promise<RepCluster> {
+    const endpoint = `${BASE}/rep-cluster/{id}`;
+    const response = await this.get(`${BASE}/rep-cluster/${encodeURIComponent(id)}`, endpoint, signal);
+    return parseBody(response, endpoint, repClusterSchema);
+  }
+
+  /** GET /api/v1/groups (consistency groups) */
+  groups<F extends keyof ConsistencyGroup>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<ConsistencyGroup, F>[]> {
+    return this.list('/groups', groupSchema, query, signal);
+  }
+
+  /** GET /api/v1/vms (protected VMs) */
+  vms<F extends keyof ProtectedVm>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<ProtectedVm, F>[]> {
+    return this.list('/vms', protectedVmSchema, query, signal);
+  }
+
+  /** The plugin has no session to end: closes the connections. */
   async close(): Promise<void> {
     await this.http.close();
+  }
+
+  private async list<T extends z.ZodRawShape, F extends keyof z.output<z.ZodObject<T>>>(
+    resource: string,
+    schema: z.ZodObject<T>,
+    query: ListQuery<F & string>,
+    signal: AbortSignal | undefined,
+  ): Promise<Pick<z.output<z.ZodObject<T>>, F>[]> {
+    const endpoint = BASE + resource;
+    const response = await this.get(endpoint + listQueryString(query), endpoint, signal);
+    // Validate only the projected fields: the others were not asked for.
+    const itemSchema =
+      query.fields.length > 0 ? z.object(Object.fromEntries(query.fields.map((field) => [field, schema.shape[field]]))) : schema;
+    return parseBody(response, endpoint, z.array(itemSchema)) as Pick<z.output<z.ZodObject<T>>, F>[];
+  }
+
+  private async get(path: string, endpoint: string, signal: AbortSignal | undefined) {
+    const response = await this.http.request({
+      method: 'GET',
+      path,
+      endpoint,
+      headers: { authorization: this.basicAuthorization() },
+      ...(signal ? { signal } : {}),
+    });
+    expectStatus(response, endpoint);
+    return response;
+  }
+
+  /** Built per request, so the revealed password is never kept in a field that could be logged. */
+  private basicAuthorization(): string {
+    const credentials = `${this.target.username}:${this.target.password.reveal()}`;
+    return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
   }
 }

@@ -1,20 +1,244 @@
+import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
-import type { HttpCore } from '../http';
+import { ApiError } from '../errors';
+import { parseJson, type HttpCore, type HttpResponse } from '../http';
+import { errorForStatus, validate } from '../response';
+import { nextPage, readPage, rejectLinkResponse } from './pages';
+import { apiSystemPath, plainSystemId, queryString, restPath, restSystemPath, systemPathSegment, type ResourcePath } from './paths';
+import {
+  capacitySampleSchema,
+  managedSystemSchema,
+  replicationContextSchema,
+  storageAlertSchema,
+  systemDetailsSchema,
+  type CapacitySample,
+  type CapacityTier,
+  type ManagedSystem,
+  type ReplicationContext,
+  type StorageAlert,
+  type SystemDetails,
+} from './schemas';
+import { TOKEN_HEADER, TokenSession } from './session';
+import { waitUnlessAborted } from './wait';
 
-/** Client of the storage API. */
+export * from './schemas';
+
+export type StorageMode = 'appliance' | 'center';
+
+/** One system the exporter collects: the appliance itself, or one system managed by a management center. */
+export interface StorageSystemRef {
+  /** the system's id in plain form (its UUID when known): the `system_id` label */
+  id: string;
+  /** the SYSTEM-ID path segment: "0" for an appliance addressing itself, else the URL-encoded id */
+  pathId: string;
+  name: string;
+  model?: string;
+  version?: string;
+}
+
+export interface StorageDiscovery {
+  mode: StorageMode;
+  systems: StorageSystemRef[];
+}
+
+/** SYSTEM-ID 0: an appliance addressing itself; invalid on a management center, so never sent to one. */
+export const LOCAL_SYSTEM_ID = '0';
+/** How long a discovery answer is reused: collectors of one target run close together and need the same list. */
+export const DISCOVERY_TTL_MS = 60_000;
+/** Statuses of GET /rest/v1.0/store-systems by which a server says it lists no managed systems (it is an appliance). */
+const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
+
+/**
+ * Client of the storage appliance / management center API (port 3009).
+ *
+ * - Token session: one shared login, re-login once on 401, logout in close().
+ * - `Accept: application/json` on every request; unknown fields and enum values tolerated.
+ * - Lists are read through `paging_info` (0-based pages of `target.pageSize`).
+ * - A link response where data was expected is a `protocol` error naming the path.
+ * - Systems: `storageMode: appliance` collects SYSTEM-ID 0; `center` collects
+ *   every system of `GET /rest/v1.0/store-systems` by its id; unset = decided
+ *   from that list (see discover()).
+ */
 export class StorageClient {
   protected readonly http: HttpCore;
+  private readonly session: TokenSession;
+  private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
+  private discovering: Promise<StorageDiscovery> | undefined;
 
   constructor(
     readonly target: TargetConfig,
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
+    this.session = new TokenSession(this.http, target, deps.logger);
   }
 
-  /** Logs out (where the API has sessions) and closes the connections. */
+  /**
+   * The systems to collect, reused for DISCOVERY_TTL_MS; concurrent callers share one discovery.
+   *
+   * - `storageMode: appliance`: SYSTEM-ID 0, identified by `GET /rest/v1.0/system` (its uuid).
+   * - `storageMode: center`: every system of `GET /rest/v1.0/store-systems`, collected by its id.
+   * - unset: `GET /rest/v1.0/store-systems`; a non-empty list makes it a center. An empty
+   *   list or a status saying the resource does not exist (400, 404, 405, 501) makes it an
+   *   appliance. Any other failure fails the discovery (nothing is guessed).
+   */
+  async discover(signal?: AbortSignal): Promise<StorageDiscovery> {
+    const cached = this.cachedDiscovery;
+    if (cached && Date.now() - cached.atMs < DISCOVERY_TTL_MS) return cached.value;
+    this.discovering ??= this.runDiscovery()
+      .then((value) => {
+        this.cachedDiscovery = { atMs: Date.now(), value };
+        return value;
+      })
+      .finally(() => {
+        this.discovering = undefined;
+      });
+    return waitUnlessAborted(
+      this.discovering,
+      signal,
+      () => new ApiError('aborted', '/rest/v1.0/store-systems', 'aborted by the collector time limit while waiting for the system discovery'),
+    );
+  }
+
+  /** GET /rest/v1.0/system: the server itself (on a management center, the center). */
+  async systemDetails(signal?: AbortSignal): Promise<SystemDetails> {
+    const resource = restPath('v1.0', 'system');
+    const body = await this.getJson(resource, signal);
+    rejectLinkResponse(body, 'name', resource.endpoint, resource.path);
+    return validate(body, resource.endpoint, systemDetailsSchema);
+  }
+
+  /** GET /rest/v1.0/store-systems: the systems a management center manages. */
+  async managedSystems(signal?: AbortSignal): Promise<ManagedSystem[]> {
+    return this.listAll(restPath('v1.0', 'store-systems'), {}, 'system', managedSystemSchema, signal);
+  }
+
+  /**
+   * The newest capacity sample of one tier, or undefined when the system has
+   * none (e.g. no cloud tier): `GET /rest/v2.0/store-systems/{id}/stats/capacity?tier=&sort=-collection_epoch&size=1`.
+   */
+  async latestCapacity(system: StorageSystemRef, tier: CapacityTier, signal?: AbortSignal): Promise<CapacitySample | undefined> {
+    const resource = restSystemPath('v2.0', system.pathId, 'stats/capacity');
+    const query = { tier, sort: '-collection_epoch', size: 1 };
+    const body = await this.getJson(resource, signal, query);
+    const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
+    // The newest first is asked for; taking the maximum also survives a server that ignores sort on a short list.
+    return items.reduce<CapacitySample | undefined>(
+      (newest, sample) => (newest === undefined || sample.collection_epoch > newest.collection_epoch ? sample : newest),
+      undefined,
+    );
+  }
+
+  /** Active alerts: `GET /rest/v1.0/store-systems/{id}/alerts?filter=status=active`, every page. */
+  async activeAlerts(system: StorageSystemRef, signal?: AbortSignal): Promise<StorageAlert[]> {
+    const resource = restSystemPath('v1.0', system.pathId, 'alerts');
+    const alerts = await this.listAll(resource, { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal);
+    // The filter is the server's job; checking again keeps cleared alerts out if it is ignored.
+    return alerts.filter((alert) => alert.status.toLowerCase() === 'active');
+  }
+
+  /** MTree replication contexts: `GET /api/v1/store-systems/{id}/mtree-replications`. */
+  async replicationContexts(system: StorageSystemRef, signal?: AbortSignal): Promise<ReplicationContext[]> {
+    const resource = apiSystemPath('v1', system.pathId, 'mtree-replications');
+    return this.listAll(resource, {}, 'contexts', replicationContextSchema, signal);
+  }
+
+  /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
   async close(): Promise<void> {
+    await this.session.logout();
     await this.http.close();
   }
+
+  private async runDiscovery(): Promise<StorageDiscovery> {
+    const mode = this.target.storageMode;
+    if (mode === 'appliance') return this.applianceDiscovery();
+    if (mode === 'center') return { mode: 'center', systems: toRefs(await this.managedSystems()) };
+    let listed: ManagedSystem[] | undefined;
+    try {
+      listed = await this.managedSystems();
+    } catch (error) {
+      if (!(error instanceof ApiError && error.kind === 'status' && NO_SYSTEM_LIST_STATUSES.has(error.status ?? 0))) throw error;
+    }
+    const discovery = listed && listed.length > 0 ? { mode: 'center' as const, systems: toRefs(listed) } : await this.applianceDiscovery();
+    if (this.cachedDiscovery?.value.mode !== discovery.mode) {
+      this.deps.logger.info({ target: this.target.name, mode: discovery.mode, systems: discovery.systems.length }, 'storage mode discovered');
+    }
+    return discovery;
+  }
+
+  private async applianceDiscovery(): Promise<StorageDiscovery> {
+    const details = await this.systemDetails();
+    return {
+      mode: 'appliance',
+      systems: [
+        {
+          // The uuid is the id a management center would list the appliance under; 0 only if the appliance gives none.
+          id: details.uuid ? plainSystemId(details.uuid) : LOCAL_SYSTEM_ID,
+          pathId: LOCAL_SYSTEM_ID,
+          name: details.name,
+          ...(details.model !== undefined ? { model: details.model } : {}),
+          ...(details.version !== undefined ? { version: details.version } : {}),
+        },
+      ],
+    };
+  }
+
+  /** Every page of a paged list (page 0, 1, ... of target.pageSize) under `key`. */
+  private async listAll<T extends z.ZodType>(
+    resource: ResourcePath,
+    query: Record<string, string>,
+    key: string,
+    itemSchema: T,
+    signal: AbortSignal | undefined,
+  ): Promise<z.output<T>[]> {
+    const size = this.target.pageSize;
+    const items: z.output<T>[] = [];
+    for (let page: number | undefined = 0; page !== undefined; ) {
+      const body = await this.getJson(resource, signal, { ...query, page, size });
+      const received = readPage(body, key, itemSchema, resource.endpoint, resource.path);
+      items.push(...received.items);
+      page = nextPage(page, size, received, items.length, resource.endpoint);
+    }
+    return items;
+  }
+
+  /** GET, a 200 required, JSON parsed. */
+  private async getJson(resource: ResourcePath, signal: AbortSignal | undefined, query: Record<string, string | number> = {}): Promise<unknown> {
+    const response = await this.send(resource.path + queryString(query), resource.endpoint, signal);
+    if (response.status !== 200) throw errorForStatus(response, resource.endpoint);
+    return parseJson(response, resource.endpoint);
+  }
+
+  /** Sends with the session's token; on 401 logs in again and retries once. */
+  private async send(path: string, endpoint: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
+    for (let attempt = 1; ; attempt++) {
+      const token = await this.session.current(signal);
+      const response = await this.http.request({
+        method: 'GET',
+        path,
+        endpoint,
+        headers: { accept: 'application/json', [TOKEN_HEADER]: token },
+        ...(signal ? { signal } : {}),
+      });
+      if (response.status !== 401) return response;
+      this.session.invalidate(token);
+      if (attempt >= 2) throw new ApiError('auth', endpoint, 'HTTP 401 again after a fresh login', 401);
+      this.deps.logger.debug({ target: this.target.name, endpoint }, 'storage token refused: logging in again');
+    }
+  }
+}
+
+/** One ref per distinct id (a system listed twice would give duplicate series). */
+function toRefs(systems: readonly ManagedSystem[]): StorageSystemRef[] {
+  const seen = new Set<string>();
+  return systems
+    .filter((system) => !seen.has(plainSystemId(system.id)) && Boolean(seen.add(plainSystemId(system.id))))
+    .map((system) => ({
+    id: plainSystemId(system.id),
+    pathId: systemPathSegment(system.id),
+    name: system.name,
+    ...(system.model !== undefined ? { model: system.model } : {}),
+    ...(system.version !== undefined ? { version: system.version } : {}),
+    }));
 }

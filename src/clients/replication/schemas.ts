@@ -1,0 +1,70 @@
+/**
+ * Shapes of the replication plugin's records (seed: "Resources and their
+ * fields"). Unknown fields are dropped, enumerations are open strings.
+ * Required: what identifies a record and what a metric's value comes from;
+ * optional: fields the seed says may be omitted and fields that only feed
+ * labels, so that one record missing a label field does not void a whole list.
+ */
+import { z } from 'zod';
+import { idString, openEnum } from '../response';
+
+/** A string that may be omitted or null; read as undefined then. */
+const optionalString = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? undefined);
+
+export const VM_STATUSES = ['ACTIVE', 'PAUSED'] as const;
+export const VM_ROLES = ['PRODUCTION', 'REPLICA'] as const;
+export const GUEST_OS_TYPES = ['WINDOWS', 'LINUX'] as const;
+
+export const repClusterSchema = z.object({
+  id: idString,
+  name: z.string(),
+  repSystemId: optionalString,
+  version: optionalString,
+  isRegistered: z.boolean(),
+  /** omitted for a cluster that is not registered */
+  address: optionalString,
+  /** OK when connected; omitted for a cluster that is not registered */
+  connectionStatus: optionalString,
+});
+
+export const groupSchema = z.object({
+  id: idString.optional(),
+  name: z.string(),
+  bandwidthPriority: optionalString,
+  status: optionalString,
+  enabled: z.boolean().nullish().transform((value) => value ?? undefined),
+});
+
+export const vmdkSchema = z.object({
+  included: z.boolean(),
+  name: optionalString,
+  path: optionalString,
+  sizeInMB: z.number().nonnegative(),
+});
+
+export const protectedVmSchema = z.object({
+  id: idString,
+  name: z.string(),
+  copyId: optionalString,
+  groupId: optionalString,
+  groupName: optionalString,
+  hvClusterId: optionalString,
+  hvClusterName: optionalString,
+  hvMgrId: optionalString,
+  hvMgrName: optionalString,
+  repClusterId: optionalString,
+  repClusterName: optionalString,
+  guestOsType: openEnum(GUEST_OS_TYPES).nullish().transform((value) => value ?? undefined),
+  role: openEnum(VM_ROLES),
+  status: openEnum(VM_STATUSES),
+  vmToolsVersion: optionalString,
+  vmdks: z.array(vmdkSchema),
+});
+
+export type RepCluster = z.output<typeof repClusterSchema>;
+export type ConsistencyGroup = z.output<typeof groupSchema>;
+export type Vmdk = z.output<typeof vmdkSchema>;
+export type ProtectedVm = z.output<typeof protectedVmSchema>;

@@ -1,0 +1,97 @@
+/**
+ * Judging an HTTP answer, shared by the API clients: a status the client does
+ * not accept becomes an ApiError of the right kind, and a JSON body is checked
+ * against a zod schema so that a wrong shape is a bounded `protocol` error,
+ * never a crash or a wrong number. Schemas built with z.object() drop fields
+ * they do not name, which is how the clients tolerate new fields; enumerations
+ * are read as plain strings for the same reason (see `openEnum`).
+ */
+import { z } from 'zod';
+import { ApiError } from './errors';
+import { parseJson, type HttpResponse } from './http';
+
+/** Longest piece of a server's error message quoted in an ApiError: enough to explain, never a whole body. */
+const MAX_REASON_CHARS = 160;
+/** Schema problems named in one `protocol` error. */
+const MAX_ISSUES = 3;
+
+/**
+ * The error for a status the caller does not accept. 401 is `auth` (the
+ * credentials or the session were refused); everything else is `status`, which
+ * counts as the target being down only for 5xx (see ApiError.unreachable).
+ */
+export function errorForStatus(response: HttpResponse, endpoint: string, doing?: string): ApiError {
+  const reason = serverReason(response.text);
+  const what = doing ? `${doing}: ` : '';
+  const message = `${what}HTTP ${response.status}${reason ? ` (${reason})` : ''}`;
+  return new ApiError(response.status === 401 ? 'auth' : 'status', endpoint, message, response.status);
+}
+
+/** Throws errorForStatus unless the status is one of `accepted` (default 200). */
+export function expectStatus(response: HttpResponse, endpoint: string, accepted: readonly number[] = [200]): void {
+  if (!accepted.includes(response.status)) throw errorForStatus(response, endpoint);
+}
+
+/**
+ * A short, single-line reason from a JSON error body (`reason`, `message`,
+ * `details` or `error`, as the three APIs spell it), or undefined. Bodies are
+ * never quoted whole: they may be huge or echo the request.
+ */
+export function serverReason(text: string): string | undefined {
+  if (!text || text.length > 64_000) return undefined;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!body || typeof body !== 'object') return undefined;
+  const record = body as Record<string, unknown>;
+  for (const key of ['reason', 'message', 'details', 'error']) {
+    const value = record[key];
+    if (typeof value === 'string' && value.trim()) return oneLine(value, MAX_REASON_CHARS);
+  }
+  return undefined;
+}
+
+/** Parses the body as JSON and validates it; a malformed body is `parse`, a wrong shape `protocol`. */
+export function parseBody<S extends z.ZodType>(response: HttpResponse, endpoint: string, schema: S): z.output<S> {
+  return validate(parseJson(response, endpoint), endpoint, schema);
+}
+
+/** Validates already parsed JSON; a wrong shape is a `protocol` error naming the first offending fields. */
+export function validate<S extends z.ZodType>(value: unknown, endpoint: string, schema: S): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error)}`);
+}
+
+/** "vms[3].status: expected string, received undefined; ..." limited to a few issues. */
+export function describeIssues(error: z.ZodError): string {
+  const shown = error.issues.slice(0, MAX_ISSUES).map((issue) => {
+    const path = issue.path.reduce<string>(
+      (out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)),
+      '',
+    );
+    return `${path || '(body)'}: ${oneLine(issue.message, 100)}`;
+  });
+  const more = error.issues.length - shown.length;
+  return shown.join('; ') + (more > 0 ? ` (and ${more} more)` : '');
+}
+
+/**
+ * An enumeration the API may extend: any string is accepted (an unknown value
+ * is data, e.g. a state set's extra series), the known values only document
+ * intent and type the constant lists the collectors iterate over.
+ */
+export function openEnum<const T extends readonly string[]>(_known: T): z.ZodType<T[number] | (string & {})> {
+  return z.string();
+}
+
+/** A string or number identifier, read as a string (APIs differ on ids' JSON type). */
+export const idString = z.union([z.string(), z.number()]).transform((value) => String(value));
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

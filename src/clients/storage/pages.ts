@@ -1,0 +1,86 @@
+/**
+ * Reading the storage API's list answers: `{<key>: [...], paging_info:
+ * {current_page, page_entries, total_entries, page_size}}` with 0-based pages,
+ * and recognising the link response (`{details, code, link[]}`) that an
+ * incomplete path returns instead of data.
+ */
+import { z } from 'zod';
+import { ApiError } from '../errors';
+import { describeIssues } from '../response';
+import { pagingInfoSchema, type PagingInfo } from './schemas';
+
+/** A guard against a server that never stops paging: this many pages is far beyond any estate. */
+export const MAX_PAGES = 10_000;
+
+const linkResponseSchema = z.object({
+  code: z.number().optional(),
+  details: z.string().optional(),
+  link: z.array(z.object({ rel: z.string().optional(), href: z.string().optional() }).loose()),
+});
+
+/**
+ * Throws a `protocol` error naming the path when `body` is a link response
+ * rather than the object carrying `expectedKey`.
+ */
+export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint: string, path: string): void {
+  if (!body || typeof body !== 'object' || Array.isArray(body) || expectedKey in body) return;
+  const links = linkResponseSchema.safeParse(body);
+  if (!links.success) return;
+  const rels = links.data.link.map((l) => l.rel ?? '?').slice(0, 8).join(', ');
+  throw new ApiError(
+    'protocol',
+    endpoint,
+    `${pathOnly(path)} returned a link response (links: ${rels || 'none'}) instead of data: the path is incomplete`,
+  );
+}
+
+export interface Page<T> {
+  items: T[];
+  paging: PagingInfo | undefined;
+}
+
+/**
+ * One page: the array under `key` and the paging information. The array may
+ * only be missing when paging_info says the list is empty.
+ */
+export function readPage<T extends z.ZodType>(body: unknown, key: string, itemSchema: T, endpoint: string, path: string): Page<z.output<T>> {
+  rejectLinkResponse(body, key, endpoint, path);
+  const schema = z.object({
+    [key]: z.array(itemSchema).nullish(),
+    paging_info: pagingInfoSchema.nullish(),
+  });
+  const result = schema.safeParse(body);
+  if (!result.success) throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error)}`);
+  const items = result.data[key] as z.output<T>[] | null | undefined;
+  const paging = (result.data.paging_info as PagingInfo | null | undefined) ?? undefined;
+  if (!items) {
+    if (paging?.total_entries === 0) return { items: [], paging };
+    throw new ApiError('protocol', endpoint, `unexpected response shape: ${key}: missing`);
+  }
+  return { items, paging };
+}
+
+/**
+ * Decides the next page after `page` (0-based) was read with `size`, or
+ * undefined when the list is complete. `collected` counts the items read so
+ * far. Without paging_info a page shorter than `size` is the whole list; a
+ * full page without paging_info is an error, since the rest cannot be found.
+ */
+export function nextPage(page: number, size: number, received: Page<unknown>, collected: number, endpoint: string): number | undefined {
+  const { paging, items } = received;
+  if (!paging) {
+    if (items.length < size) return undefined;
+    throw new ApiError('protocol', endpoint, `page ${page} is full (${items.length} items) but carries no paging_info: cannot tell whether more follow`);
+  }
+  if (paging.current_page !== undefined && paging.current_page !== page) {
+    throw new ApiError('protocol', endpoint, `asked for page ${page} and got page ${paging.current_page}`);
+  }
+  if (collected >= paging.total_entries || items.length === 0) return undefined;
+  if (page + 1 >= MAX_PAGES) throw new ApiError('protocol', endpoint, `more than ${MAX_PAGES} pages: giving up`);
+  return page + 1;
+}
+
+function pathOnly(path: string): string {
+  const q = path.indexOf('?');
+  return q === -1 ? path : path.slice(0, q);
+}

@@ -1,0 +1,71 @@
+/**
+ * The storage API's two path forms (seed, "Base paths"): `/rest/vX.Y/...`
+ * (every release) and `/api/vN/...` (7.2 and later). Each resource is read at
+ * the form and version api-notes gives for it. A path has two spellings: the
+ * concrete one sent, with the URL-encoded SYSTEM-ID, and the template that
+ * names it in metrics and spans, with `{id}`.
+ */
+
+export type RestVersion = 'v1.0' | 'v2.0' | 'v3.0';
+export type ApiVersion = 'v1' | 'v2' | 'v3';
+
+export interface ResourcePath {
+  /** what is sent, e.g. /rest/v2.0/store-systems/ab12%3Acd34/stats/capacity */
+  path: string;
+  /** the metric label, e.g. /rest/v2.0/store-systems/{id}/stats/capacity */
+  endpoint: string;
+}
+
+/** `/rest/<version>/store-systems/<SYSTEM-ID>/<resource>` */
+export function restSystemPath(version: RestVersion, systemPathId: string, resource: string): ResourcePath {
+  return systemPath(`/rest/${version}`, systemPathId, resource);
+}
+
+/** `/api/<version>/store-systems/<SYSTEM-ID>/<resource>` */
+export function apiSystemPath(version: ApiVersion, systemPathId: string, resource: string): ResourcePath {
+  return systemPath(`/api/${version}`, systemPathId, resource);
+}
+
+/** A path without a SYSTEM-ID, e.g. `/rest/v1.0/system`. */
+export function restPath(version: RestVersion, resource: string): ResourcePath {
+  const path = `/rest/${version}/${resource}`;
+  return { path, endpoint: path };
+}
+
+function systemPath(base: string, systemPathId: string, resource: string): ResourcePath {
+  return {
+    path: `${base}/store-systems/${systemPathId}/${resource}`,
+    endpoint: `${base}/store-systems/{id}/${resource}`,
+  };
+}
+
+/**
+ * The SYSTEM-ID path segment for a system id as a list reports it. Ids are
+ * sent URL-encoded (the colon of a system UUID as %3A); an id that already
+ * arrives encoded is decoded first, so it is never encoded twice.
+ */
+export function systemPathSegment(id: string): string {
+  return encodeURIComponent(decodeOnce(id));
+}
+
+/** The id in its plain form (the `system_id` label). */
+export function plainSystemId(id: string): string {
+  return decodeOnce(id);
+}
+
+function decodeOnce(id: string): string {
+  if (!/%[0-9A-Fa-f]{2}/.test(id)) return id;
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
+}
+
+/** A query string from name/value pairs, every value URL-encoded (seed, "Query rules"). */
+export function queryString(params: Record<string, string | number | undefined>): string {
+  const parts = Object.entries(params)
+    .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
+    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
+  return parts.length > 0 ? `?${parts.join('&')}` : '';
+}

@@ -1,0 +1,94 @@
+/**
+ * Shapes of the storage appliance / management center answers the exporter
+ * reads (api-notes, "Storage appliance and management center"). Unknown
+ * fields are dropped and enumerations are open strings (seed, Versioning 4);
+ * fields that only feed labels are optional so that one record missing one
+ * does not void a whole list. Byte counts are integers in JSON numbers.
+ */
+import { z } from 'zod';
+import { idString, openEnum } from '../response';
+
+const optionalString = z
+  .string()
+  .nullish()
+  .transform((value) => value ?? undefined);
+const optionalNumber = z
+  .number()
+  .nullish()
+  .transform((value) => value ?? undefined);
+const bytes = z.number().nonnegative();
+
+export const CAPACITY_TIERS = ['active', 'cloud', 'total'] as const;
+export const ALERT_SEVERITIES = ['INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
+export const REPLICATION_STATES = ['NORMAL', 'INITIALIZING', 'RESYNCING', 'RECOVERING', 'UNINITIALIZED', 'CONNECTING'] as const;
+
+/** physical_capacity: all three parts are what the capacity metrics are made of. */
+export const physicalCapacitySchema = z.object({ total: bytes, used: bytes, available: bytes });
+/** logical_capacity: only `used` (pre-compression data stored) is read; total/available are often absent. */
+export const logicalCapacitySchema = z.object({ total: bytes.optional(), used: bytes, available: bytes.optional() });
+
+/** paging_info of paged lists; page numbers are 0-based. */
+export const pagingInfoSchema = z.object({
+  current_page: optionalNumber,
+  page_entries: optionalNumber,
+  total_entries: z.number().int().nonnegative(),
+  page_size: optionalNumber,
+});
+
+/** GET /rest/v1.0/system: the server itself (on a management center: the center). */
+export const systemDetailsSchema = z.object({
+  name: z.string(),
+  version: optionalString,
+  serialno: optionalString,
+  model: optionalString,
+  uuid: optionalString,
+  uptime_secs: optionalNumber,
+});
+
+/** An item of GET /rest/v1.0/store-systems on a management center. */
+export const managedSystemSchema = z.object({
+  id: idString,
+  name: z.string(),
+  model: optionalString,
+  version: optionalString,
+});
+
+/** An item of stats_capacity: one capacity sample of one tier. */
+export const capacitySampleSchema = z.object({
+  collection_epoch: z.number(),
+  physical_capacity: physicalCapacitySchema,
+  logical_capacity: logicalCapacitySchema.nullish().transform((value) => value ?? undefined),
+  compression_factor: optionalNumber,
+});
+
+/** An item of alert_list. */
+export const storageAlertSchema = z.object({
+  id: idString,
+  alert_id: idString.optional(),
+  name: optionalString,
+  severity: openEnum(ALERT_SEVERITIES),
+  class: optionalString,
+  status: z.string(),
+  alert_gen_epoch: optionalNumber,
+});
+
+/** An item of contexts (mtree replication contexts). */
+export const replicationContextSchema = z.object({
+  id: idString,
+  mode: optionalString,
+  state: openEnum(REPLICATION_STATES),
+  enabled: z.boolean().nullish().transform((value) => value ?? undefined),
+  connected: z.boolean().nullish().transform((value) => value ?? undefined),
+  sourceMtreePath: optionalString,
+  destinationMtreePath: optionalString,
+  /** seconds since the epoch of the last synchronisation; absent before the first */
+  syncEpoch: optionalNumber,
+});
+
+export type PagingInfo = z.output<typeof pagingInfoSchema>;
+export type SystemDetails = z.output<typeof systemDetailsSchema>;
+export type ManagedSystem = z.output<typeof managedSystemSchema>;
+export type CapacitySample = z.output<typeof capacitySampleSchema>;
+export type StorageAlert = z.output<typeof storageAlertSchema>;
+export type ReplicationContext = z.output<typeof replicationContextSchema>;
+export type CapacityTier = (typeof CAPACITY_TIERS)[number];
