@@ -1,0 +1,33 @@
+# syntax=docker/dockerfile:1
+# dataprotect-exporter: multi-stage build, production dependencies only, non-root.
+#   docker build -t dataprotect-exporter .
+#   docker run -p 8497:8497 -v /path/to/config.yaml:/etc/dataprotect-exporter/config.yaml:ro dataprotect-exporter
+
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:20-bookworm-slim AS production-deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:20-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=production-deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY config/example.yaml /etc/dataprotect-exporter/example.yaml
+# The configuration is mounted here (see README "Docker").
+VOLUME ["/etc/dataprotect-exporter"]
+USER node
+EXPOSE 8497
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.DATAPROTECT_HEALTH_PORT || 8497) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["node", "dist/src/main.js"]
+CMD ["--config", "/etc/dataprotect-exporter/config.yaml"]
