@@ -1,5 +1,28 @@
 import type { CollectorDefinition } from '../types';
+import { activitiesCollector } from './activities';
+import { alertsCollector } from './alerts';
+import { assetsCollector } from './assets';
+import { auditLogsCollector } from './audit-logs';
+import { cloudDrSessionsCollector } from './cloud-dr-sessions';
+import { complianceCollector } from './compliance';
+import { copiesCollector } from './copies';
+import { copyMetricsCollector } from './copy-metrics';
+import { inventorySourcesCollector } from './inventory-sources';
+import { latestCopiesCollector } from './latest-copies';
+import { protectionPoliciesCollector } from './protection-policies';
 
 /** The management collectors, in the order they are listed on the landing page. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const MANAGEMENT_COLLECTORS: readonly CollectorDefinition<'management', any>[] = [];
+export const MANAGEMENT_COLLECTORS: readonly CollectorDefinition<'management', any>[] = [
+  assetsCollector,
+  latestCopiesCollector,
+  copiesCollector,
+  copyMetricsCollector,
+  activitiesCollector,
+  auditLogsCollector,
+  protectionPoliciesCollector,
+  complianceCollector,
+  inventorySourcesCollector,
+  cloudDrSessionsCollector,
+  alertsCollector,
+];

@@ -1,0 +1,205 @@
+/**
+ * activities: jobs of the management service (only the levels in
+ * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
+ *
+ * Read incrementally by updateTime (serial paging, see ledger.ts for the
+ * watermark, overlap and id de-duplication). Activities seen QUEUED, RUNNING or
+ * PENDING_CANCELLATION are followed: those that the incremental read does not
+ * bring back are asked for by id (100 ids a request) until they complete or
+ * disappear, so a completion is not missed even if its updateTime lags.
+ *
+ * - dataprotect_activities_completed_total, _activity_duration_seconds and
+ *   _activity_transferred_bytes_total count each activity once, when it is
+ *   first seen COMPLETED after the exporter's first run (which counts nothing);
+ * - dataprotect_activities_window: completed within `collection.window` by
+ *   endTime, rebuilt from the service by the first run;
+ * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
+ * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
+ */
+import { and, ge, isIn } from '../../clients/management/filter';
+import type { Activity } from '../../clients/management/schemas';
+import { ApiError } from '../../clients/errors';
+import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
+import { defineCollector, type HistogramSample, type Sample } from '../types';
+import { EventLedger, type LedgerState } from './ledger';
+import { ENDPOINTS } from '../../clients/management/endpoints';
+import { Tally, chunks } from './shared';
+
+const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
+const FOLLOW_BATCH = 100;
+
+interface Histogram {
+  /** per bound, observations <= bound (cumulative) */
+  buckets: number[];
+  count: number;
+  sum: number;
+}
+
+export interface ActivitiesState {
+  ledger: LedgerState;
+  /** activities now queued or running, followed until they complete */
+  active: Map<string, { category: string; state: string }>;
+  /** running totals, by "category\0result" */
+  completed: Map<string, number>;
+  transferred: Map<string, number>;
+  durations: Map<string, Histogram>;
+  /** completions inside the window: end time, category, result */
+  window: Array<{ end: number; category: string; result: string }>;
+  /** label combinations seen, kept at 0 when empty */
+  windowKeys: Set<string>;
+  activeKeys: Set<string>;
+}
+
+const key = (a: string, b: string): string => `${a}\u0000${b}`;
+const unkey = (k: string): [string, string] => k.split('\u0000') as [string, string];
+
+export const activitiesCollector = defineCollector<'management', ActivitiesState>({
+  name: 'activities',
+  kind: 'management',
+  description: 'Completed, windowed and running activities, their durations and transferred bytes',
+  defaultSchedule: '* * * * *',
+  metrics: [
+    'dataprotect_activities_completed_total',
+    'dataprotect_activities_window',
+    'dataprotect_activities',
+    'dataprotect_activity_duration_seconds',
+    'dataprotect_activity_transferred_bytes_total',
+  ],
+  async collect(ctx, signal) {
+    const now = ctx.now().getTime();
+    const windowStart = now - ctx.settings.window;
+    // Work on a copy: a failed run must leave the previous state as it was.
+    const state: ActivitiesState = ctx.state ? structuredClone(ctx.state) : emptyState();
+    const ledger = new EventLedger(ctx.state?.ledger, windowStart);
+    const classTypes = ctx.settings.activityClassTypes;
+
+    const seen = new Set<string>();
+    const apply = (activity: Activity): void => {
+      seen.add(activity.id);
+      if (ACTIVE_STATES.has(activity.state)) {
+        state.active.set(activity.id, { category: activity.category, state: activity.state });
+        state.activeKeys.add(key(activity.category, activity.state));
+        return;
+      }
+      // An activity seen running since the exporter started has never been counted,
+      // however late its completion shows: it is admitted whatever its end time.
+      const wasActive = state.active.delete(activity.id);
+      if (activity.state !== 'COMPLETED') return; // an unknown state: neither running nor completed
+      const result = activity.result?.status;
+      if (!result) throw new ApiError('protocol', ENDPOINTS.activities, `COMPLETED activity ${activity.id.slice(0, 64)} has no result.status`);
+      const end = activity.endTime ?? activity.updateTime;
+      if (ledger.has(activity.id)) return;
+      const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
+      const resultKey = key(activity.category, result);
+      if (ledger.first || counted) {
+        if (end >= windowStart) state.window.push({ end, category: activity.category, result });
+        state.windowKeys.add(resultKey);
+        if (!state.completed.has(resultKey)) state.completed.set(resultKey, 0);
+        if (!state.transferred.has(activity.category)) state.transferred.set(activity.category, 0);
+        if (!state.durations.has(activity.category)) state.durations.set(activity.category, emptyHistogram());
+      }
+      if (!counted) return;
+      state.completed.set(resultKey, (state.completed.get(resultKey) ?? 0) + 1);
+      const bytes = activity.result?.bytesTransferred ?? activity.stats?.bytesTransferred ?? 0;
+      state.transferred.set(activity.category, (state.transferred.get(activity.category) ?? 0) + bytes);
+      const seconds = durationSeconds(activity);
+      if (seconds !== undefined) observe(state.durations.get(activity.category) as Histogram, seconds);
+    };
+
+    let pages = 0;
+    let items = 0;
+    const filter = and(isIn('classType', classTypes), ge('updateTime', new Date(ledger.since)));
+    for await (const page of ctx.client.activities({ filter }, signal)) {
+      pages += 1;
+      items += page.length;
+      for (const activity of page) {
+        ledger.observe(activity.updateTime);
+        apply(activity);
+      }
+    }
+
+    // Follow the running ones that the incremental read did not bring back.
+    const unseen = [...state.active.keys()].filter((id) => !seen.has(id));
+    for (const batch of chunks(unseen, FOLLOW_BATCH)) {
+      for await (const page of ctx.client.activities({ filter: isIn('id', batch) }, signal)) {
+        pages += 1;
+        items += page.length;
+        for (const activity of page) apply(activity);
+      }
+      for (const id of batch) if (!seen.has(id)) state.active.delete(id); // gone from the service
+    }
+
+    state.ledger = ledger.finish();
+    state.window = state.window.filter((entry) => entry.end >= windowStart);
+    return { ...render(ctx.target.name, state), state, items, pages };
+  },
+});
+
+function emptyState(): ActivitiesState {
+  return {
+    ledger: { watermark: 0, countFrom: 0, seen: new Map() },
+    active: new Map(),
+    completed: new Map(),
+    transferred: new Map(),
+    durations: new Map(),
+    window: [],
+    windowKeys: new Set(),
+    activeKeys: new Set(),
+  };
+}
+
+function emptyHistogram(): Histogram {
+  return { buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };
+}
+
+/** Duration in seconds: the API's milliseconds, else end minus start; undefined when unknown. */
+function durationSeconds(activity: Activity): number | undefined {
+  if (activity.duration != null) return activity.duration / 1000;
+  if (activity.startTime != null && activity.endTime != null && activity.endTime >= activity.startTime) {
+    return (activity.endTime - activity.startTime) / 1000;
+  }
+  return undefined;
+}
+
+function observe(histogram: Histogram, seconds: number): void {
+  ACTIVITY_DURATION_BUCKETS.forEach((bound, index) => {
+    if (seconds <= bound) histogram.buckets[index] = (histogram.buckets[index] ?? 0) + 1;
+  });
+  histogram.count += 1;
+  histogram.sum += seconds;
+}
+
+function render(target: string, state: ActivitiesState): { samples: Sample[]; histograms: HistogramSample[] } {
+  const samples: Sample[] = [];
+  for (const [k, value] of state.completed) {
+    const [category, result] = unkey(k);
+    samples.push({ name: 'dataprotect_activities_completed_total', labels: { target, category, result }, value });
+  }
+  const inWindow = new Tally<[string, string]>();
+  for (const k of state.windowKeys) inWindow.touch(unkey(k));
+  for (const entry of state.window) inWindow.add([entry.category, entry.result]);
+  for (const { key: [category, result], value } of inWindow.entries()) {
+    samples.push({ name: 'dataprotect_activities_window', labels: { target, category, result }, value });
+  }
+  const running = new Tally<[string, string]>();
+  for (const k of state.activeKeys) running.touch(unkey(k));
+  for (const activity of state.active.values()) running.add([activity.category, activity.state]);
+  for (const { key: [category, activityState], value } of running.entries()) {
+    samples.push({ name: 'dataprotect_activities', labels: { target, category, state: activityState }, value });
+  }
+  for (const [category, bytes] of state.transferred) {
+    samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels: { target, category }, value: bytes });
+  }
+  const histograms: HistogramSample[] = [];
+  for (const [category, histogram] of state.durations) {
+    histograms.push({
+      name: 'dataprotect_activity_duration_seconds',
+      labels: { target, category },
+      bounds: ACTIVITY_DURATION_BUCKETS,
+      bucketCounts: histogram.buckets,
+      count: histogram.count,
+      sum: histogram.sum,
+    });
+  }
+  return { samples, histograms };
+}

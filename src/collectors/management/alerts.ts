@@ -1,0 +1,43 @@
+/**
+ * alerts: the management service's own alerts by severity and whether they
+ * are acknowledged (acknowledgement.acknowledgeState ACKNOWLEDGED -> "true",
+ * UNACKNOWLEDGED or none -> "false"; another state passes through as it is).
+ * Every alert the service lists counts as open: the API has no closed state.
+ * Serial paging.
+ */
+import { defineCollector, type Sample } from '../types';
+import { Tally } from './shared';
+
+export const alertsCollector = defineCollector<'management'>({
+  name: 'alerts',
+  kind: 'management',
+  description: "The service's open alerts by severity and acknowledgement",
+  defaultSchedule: '*/2 * * * *',
+  metrics: ['dataprotect_alerts'],
+  async collect(ctx, signal) {
+    const target = ctx.target.name;
+    const seen = new Set<string>();
+    const tally = new Tally<[string, string]>();
+    let pages = 0;
+    for await (const page of ctx.client.alerts({}, signal)) {
+      pages += 1;
+      for (const alert of page) {
+        if (seen.has(alert.id)) continue;
+        seen.add(alert.id);
+        tally.add([alert.severity, acknowledged(alert.acknowledgement?.acknowledgeState)]);
+      }
+    }
+    const samples: Sample[] = tally.entries().map(({ key: [severity, ack], value }) => ({
+      name: 'dataprotect_alerts',
+      labels: { target, severity, acknowledged: ack },
+      value,
+    }));
+    return { samples, items: seen.size, pages };
+  },
+});
+
+function acknowledged(state: string | null | undefined): string {
+  if (state === 'ACKNOWLEDGED') return 'true';
+  if (state === 'UNACKNOWLEDGED' || state == null || state === '') return 'false';
+  return state;
+}

@@ -1,0 +1,126 @@
+/**
+ * assets: every non-deleted asset with its policy, protection status, size,
+ * newest copy time and RPO, plus the counts per type and protection status.
+ * It publishes the asset list (ASSET_LIST) for the other management collectors.
+ *
+ * Newest copy time = max(lastAvailableCopyTime, newest createTime from
+ * latest-copies). latest-copies comes from the latest-copies collector when it
+ * has run; until then, for assets whose lastAvailableCopyTime is null, this
+ * collector asks latest-copies itself (batched), so that even its first run
+ * does not count an asset with copies as "without copy". Those answers are
+ * kept in its state until the latest-copies collector publishes fresher ones.
+ */
+import { LATEST_COPIES_BATCH } from '../../clients/management/client';
+import { defineCollector, type Sample } from '../types';
+import {
+  ASSET_LIST,
+  LATEST_COPY_TIMES,
+  POLICY_NAMES,
+  Tally,
+  chunks,
+  forEachConcurrent,
+  perAssetSeriesFor,
+  readAssets,
+  type AssetRecord,
+  type LatestCopyTimes,
+} from './shared';
+
+interface OwnLatest {
+  /** exporter clock, epoch ms */
+  checkedAt: number;
+  newest: number | null;
+}
+
+export interface AssetsState {
+  /** latest-copies answers this collector asked for itself, by asset id */
+  ownLatest: ReadonlyMap<string, OwnLatest>;
+}
+
+export const assetsCollector = defineCollector<'management', AssetsState>({
+  name: 'assets',
+  kind: 'management',
+  description: 'Non-deleted assets: policy, protection status, size, newest copy, RPO; counts per type and status',
+  defaultSchedule: '*/2 * * * *',
+  metrics: [
+    'dataprotect_asset_info',
+    'dataprotect_asset_last_copy_timestamp_seconds',
+    'dataprotect_asset_size_bytes',
+    'dataprotect_asset_rpo_seconds',
+    'dataprotect_assets',
+    'dataprotect_assets_without_copy',
+  ],
+  async collect(ctx, signal) {
+    const now = ctx.now().getTime();
+    const target = ctx.target.name;
+    const { assets: raw, pages } = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
+    const published = ctx.shared.get(LATEST_COPY_TIMES);
+
+    // latest-copies answers for assets without lastAvailableCopyTime: carried over, or asked now.
+    const ownLatest = new Map<string, OwnLatest>();
+    const unknown: string[] = [];
+    for (const asset of raw.values()) {
+      if (asset.lastAvailableCopyTime !== null) continue;
+      const own = ctx.state?.ownLatest.get(asset.id);
+      const publishedKnows = published?.newest.has(asset.id) ?? false;
+      if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
+      else if (!own && !publishedKnows) unknown.push(asset.id);
+    }
+    let extraRequests = 0;
+    await forEachConcurrent(chunks(unknown, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
+      extraRequests += 1;
+      const copies = await ctx.client.latestCopies(batch, signal);
+      for (const id of batch) ownLatest.set(id, { checkedAt: now, newest: null });
+      for (const copy of copies) {
+        const entry = ownLatest.get(copy.assetId);
+        if (entry && (entry.newest === null || copy.createTime > entry.newest)) entry.newest = copy.createTime;
+      }
+    });
+
+    const assets = new Map<string, AssetRecord>();
+    for (const asset of raw.values()) {
+      const own = ownLatest.get(asset.id);
+      const fromPublished = own ? undefined : published?.newest.get(asset.id);
+      const newestCopyTime = latest(asset.lastAvailableCopyTime, own?.newest, fromPublished);
+      assets.set(asset.id, { ...asset, newestCopyTime });
+    }
+
+    const samples: Sample[] = [];
+    const counts = new Tally<[string, string]>();
+    const withoutCopy = new Tally<[string, string]>();
+    for (const asset of assets.values()) {
+      const group: [string, string] = [asset.type, asset.protectionStatus];
+      counts.add(group);
+      withoutCopy.add(group, asset.newestCopyTime === null ? 1 : 0);
+      if (!perAssetSeriesFor(ctx.settings, asset)) continue;
+      const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
+      samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
+      if (asset.newestCopyTime !== null) samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
+      if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
+      if (asset.protected) {
+        const rpoMs = Object.hasOwn(ctx.settings.rpoByPolicy, asset.policyName) ? (ctx.settings.rpoByPolicy[asset.policyName] as number) : ctx.settings.defaultRpo;
+        samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoMs / 1000 });
+      }
+    }
+    for (const { key, value } of counts.entries()) {
+      samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
+    }
+    for (const { key, value } of withoutCopy.entries()) {
+      samples.push({ name: 'dataprotect_assets_without_copy', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
+    }
+
+    return {
+      samples,
+      state: { ownLatest },
+      publish: [[ASSET_LIST, { readAt: now, assets }]],
+      items: assets.size,
+      pages: pages + extraRequests,
+    };
+  },
+});
+
+/** The newest of the known copy times; null when none is known. */
+function latest(...times: Array<number | null | undefined>): number | null {
+  let newest: number | null = null;
+  for (const time of times) if (time != null && (newest === null || time > newest)) newest = time;
+  return newest;
+}

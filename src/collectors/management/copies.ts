@@ -1,0 +1,169 @@
+/**
+ * copies: number and total size of each asset's copies, per location.
+ *
+ * Incremental, so that a large estate is not asked for every asset's copies on
+ * every run. An asset's copies are read again only when
+ *   - the asset is new to this collector, or
+ *   - its lastAvailableCopyTime or updatedAt changed since they were read, or
+ *   - its periodic re-read is due: every asset is re-read once per
+ *     `collection.copiesFullRescanPeriod`; the first re-read after a cold
+ *     start falls at a per-asset point in the second half of the period, so
+ *     the re-reads are spread across runs instead of all falling together.
+ * Between reads, copies whose retentionTime has passed are dropped locally.
+ * A run with no changes and nothing due makes no per-asset request.
+ *
+ * The state keeps, per asset and location, the count, the bytes and the
+ * retention times and sizes of the copies that expire (two numbers a copy),
+ * never the copy objects.
+ */
+import { isApiError } from '../../clients/errors';
+import { collectAll } from '../../clients/management/paging';
+import type { Copy } from '../../clients/management/schemas';
+import { defineCollector, type Sample } from '../types';
+import { currentAssets, forEachConcurrent, perAssetSeriesFor, type AssetRecord } from './shared';
+
+export interface LocationCopies {
+  readonly count: number;
+  readonly bytes: number;
+  /** retention times (epoch ms, ascending) of the copies that have one */
+  readonly expiries: readonly number[];
+  /** sizes of those copies, in the same order */
+  readonly expiringSizes: readonly number[];
+}
+
+export interface AssetCopies {
+  /** the asset's fields when its copies were read: a change triggers a re-read */
+  readonly lastAvailableCopyTime: number | null;
+  readonly updatedAt: number | null;
+  readonly readAt: number;
+  /** when the periodic re-read is due (exporter clock, epoch ms) */
+  readonly dueAt: number;
+  readonly locations: ReadonlyMap<string, LocationCopies>;
+}
+
+export interface CopiesState {
+  readonly assets: ReadonlyMap<string, AssetCopies>;
+}
+
+export const copiesCollector = defineCollector<'management', CopiesState>({
+  name: 'copies',
+  kind: 'management',
+  description: "Each asset's copies per location (count and bytes), read incrementally",
+  defaultSchedule: '*/10 * * * *',
+  metrics: ['dataprotect_asset_copies', 'dataprotect_asset_copies_size_bytes'],
+  async collect(ctx, signal) {
+    const now = ctx.now().getTime();
+    const period = ctx.settings.copiesFullRescanPeriod;
+    const { list, pages: listPages } = await currentAssets(ctx, signal);
+    const previous = ctx.state?.assets;
+
+    const next = new Map<string, AssetCopies>();
+    const toRead: AssetRecord[] = [];
+    for (const asset of list.assets.values()) {
+      const known = previous?.get(asset.id);
+      const changed =
+        known === undefined ||
+        known.lastAvailableCopyTime !== asset.lastAvailableCopyTime ||
+        known.updatedAt !== asset.updatedAt ||
+        now >= known.dueAt;
+      if (changed) toRead.push(asset);
+      else next.set(asset.id, dropExpired(known, now));
+    }
+
+    let requests = 0;
+    await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
+      let copies: Copy[];
+      try {
+        copies = await collectAll(ctx.client.assetCopies(asset.id, {}, signal));
+      } catch (error) {
+        // Deleted between the asset list and now: it will leave the list too.
+        if (isApiError(error) && error.kind === 'status' && error.status === 404) return;
+        throw error;
+      } finally {
+        requests += 1;
+      }
+      const firstRead = previous?.get(asset.id) === undefined;
+      const dueAt = now + (firstRead ? period * (0.5 + 0.5 * spread(asset.id)) : period);
+      next.set(asset.id, {
+        lastAvailableCopyTime: asset.lastAvailableCopyTime,
+        updatedAt: asset.updatedAt,
+        readAt: now,
+        dueAt,
+        locations: aggregate(copies, now),
+      });
+    });
+
+    const target = ctx.target.name;
+    const samples: Sample[] = [];
+    for (const asset of list.assets.values()) {
+      const entry = next.get(asset.id);
+      if (!entry || !perAssetSeriesFor(ctx.settings, asset)) continue;
+      for (const [location, copies] of entry.locations) {
+        const labels = { target, asset_id: asset.id, asset_name: asset.name, location };
+        samples.push({ name: 'dataprotect_asset_copies', labels, value: copies.count });
+        samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
+      }
+    }
+    return { samples, state: { assets: next }, items: toRead.length, pages: listPages + requests };
+  },
+});
+
+/** Copies grouped by location; copies already past their retention time are left out. */
+export function aggregate(copies: readonly Copy[], now: number): Map<string, LocationCopies> {
+  const byLocation = new Map<string, { count: number; bytes: number; expiring: Array<[number, number]> }>();
+  for (const copy of copies) {
+    if (copy.retentionTime != null && copy.retentionTime <= now) continue;
+    let entry = byLocation.get(copy.location);
+    if (!entry) byLocation.set(copy.location, (entry = { count: 0, bytes: 0, expiring: [] }));
+    entry.count += 1;
+    entry.bytes += copy.size;
+    if (copy.retentionTime != null) entry.expiring.push([copy.retentionTime, copy.size]);
+  }
+  const out = new Map<string, LocationCopies>();
+  for (const [location, entry] of byLocation) {
+    entry.expiring.sort((a, b) => a[0] - b[0]);
+    out.set(location, {
+      count: entry.count,
+      bytes: entry.bytes,
+      expiries: entry.expiring.map(([time]) => time),
+      expiringSizes: entry.expiring.map(([, size]) => size),
+    });
+  }
+  return out;
+}
+
+/** The entry without the copies whose retention time has passed (a new object; the old state stays intact). */
+export function dropExpired(entry: AssetCopies, now: number): AssetCopies {
+  let anyExpired = false;
+  for (const copies of entry.locations.values()) {
+    if (copies.expiries.length > 0 && (copies.expiries[0] as number) <= now) anyExpired = true;
+  }
+  if (!anyExpired) return entry;
+  const locations = new Map<string, LocationCopies>();
+  for (const [location, copies] of entry.locations) {
+    let expired = 0;
+    let expiredBytes = 0;
+    while (expired < copies.expiries.length && (copies.expiries[expired] as number) <= now) {
+      expiredBytes += copies.expiringSizes[expired] as number;
+      expired += 1;
+    }
+    if (expired === copies.count) continue; // nothing left in this location
+    locations.set(location, {
+      count: copies.count - expired,
+      bytes: copies.bytes - expiredBytes,
+      expiries: copies.expiries.slice(expired),
+      expiringSizes: copies.expiringSizes.slice(expired),
+    });
+  }
+  return { ...entry, locations };
+}
+
+/** A stable number in [0, 1) from the asset id (FNV-1a), to spread re-reads over the period. */
+function spread(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    hash ^= id.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return (hash >>> 0) / 2 ** 32;
+}

@@ -1,0 +1,52 @@
+/**
+ * copy-metrics: the newest copy per asset and policy stage type (PROTECTION,
+ * REPLICATION, CLOUD_TIER ...), from GET /api/v2/copy-metrics, so that the
+ * recency of replicated and cloud-tier copies can be watched like backups.
+ * When an asset has several stages of one type, the newest of them counts.
+ * Assets missing from the asset list (deleted) are left out.
+ */
+import { defineCollector, type Sample } from '../types';
+import { currentAssets, perAssetSeriesFor } from './shared';
+
+export const copyMetricsCollector = defineCollector<'management'>({
+  name: 'copy-metrics',
+  kind: 'management',
+  description: 'Newest copy per asset and policy stage type, from copy-metrics',
+  defaultSchedule: '*/15 * * * *',
+  metrics: ['dataprotect_asset_stage_latest_copy_timestamp_seconds'],
+  async collect(ctx, signal) {
+    const target = ctx.target.name;
+    const { list, pages: listPages } = await currentAssets(ctx, signal);
+    const newest = new Map<string, Map<string, number>>();
+    let pages = 0;
+    let items = 0;
+    for await (const page of ctx.client.copyMetrics({}, signal)) {
+      pages += 1;
+      for (const metrics of page) {
+        items += 1;
+        const asset = list.assets.get(metrics.assetId);
+        if (!asset || !perAssetSeriesFor(ctx.settings, asset)) continue;
+        let byStage = newest.get(asset.id);
+        for (const stage of metrics.stageCopyMetrics ?? []) {
+          if (stage.latestCopyTime == null) continue;
+          if (!byStage) newest.set(asset.id, (byStage = new Map()));
+          const known = byStage.get(stage.stageType);
+          if (known === undefined || stage.latestCopyTime > known) byStage.set(stage.stageType, stage.latestCopyTime);
+        }
+      }
+    }
+    const samples: Sample[] = [];
+    for (const [assetId, byStage] of newest) {
+      const asset = list.assets.get(assetId);
+      if (!asset) continue;
+      for (const [stageType, time] of byStage) {
+        samples.push({
+          name: 'dataprotect_asset_stage_latest_copy_timestamp_seconds',
+          labels: { target, asset_id: asset.id, asset_name: asset.name, stage_type: stageType },
+          value: time / 1000,
+        });
+      }
+    }
+    return { samples, items, pages: listPages + pages };
+  },
+});

@@ -1,0 +1,81 @@
+/**
+ * Counting events from a listing read incrementally by a time field
+ * (activities by updateTime, audit entries by changedTime), so that each event
+ * is counted exactly once:
+ *
+ * - each run asks for events at or after `watermark - OVERLAP` (the newest time
+ *   seen so far, minus an overlap for events that become visible late);
+ * - ids seen at or after `countFrom` are remembered, so the overlap never
+ *   counts one twice; older ids are forgotten (memory stays bounded by the
+ *   overlap plus one run's worth of events);
+ * - events before `countFrom` are never counted: either history from before
+ *   the exporter's first run, or already forgotten because counted.
+ *
+ * The first run counts nothing (no history replayed, restarts never double
+ * count); it only remembers what it saw.
+ */
+
+/** How far each run reaches back behind the newest time seen. */
+export const WATERMARK_OVERLAP_MS = 10 * 60_000;
+
+export interface LedgerState {
+  /** newest event time seen (the service's clock), epoch ms */
+  readonly watermark: number;
+  readonly countFrom: number;
+  /** ids seen with their event time, for times at or after countFrom */
+  readonly seen: ReadonlyMap<string, number>;
+}
+
+export class EventLedger {
+  private watermark: number;
+  private countFrom: number;
+  private readonly seen: Map<string, number>;
+  readonly first: boolean;
+
+  /** `firstSince` is where the first run starts reading (now minus the window). */
+  constructor(state: LedgerState | undefined, firstSince: number) {
+    this.first = state === undefined;
+    this.watermark = state?.watermark ?? firstSince;
+    this.countFrom = state?.countFrom ?? Number.NEGATIVE_INFINITY;
+    this.seen = new Map(state?.seen);
+  }
+
+  /** the lower bound of this run's query */
+  get since(): number {
+    return this.first ? this.watermark : this.watermark - WATERMARK_OVERLAP_MS;
+  }
+
+  /** notes the event's position in the listing's time field */
+  observe(time: number): void {
+    if (time > this.watermark) this.watermark = time;
+  }
+
+  /**
+   * Remembers the event and tells whether it is to be counted now: not seen
+   * before, not before countFrom, and not in the first run.
+   */
+  admit(id: string, time: number): boolean {
+    if (this.seen.has(id) || time < this.countFrom) return false;
+    this.seen.set(id, time);
+    return !this.first;
+  }
+
+  /** like admit, for an event known to have happened after the first run (an activity followed while running): countFrom does not apply */
+  admitFollowed(id: string, time: number): boolean {
+    if (this.seen.has(id)) return false;
+    this.seen.set(id, time);
+    return !this.first;
+  }
+
+  /** whether the id was remembered (already admitted) */
+  has(id: string): boolean {
+    return this.seen.has(id);
+  }
+
+  /** the state for the next run, forgetting ids that can no longer come back inside the overlap */
+  finish(): LedgerState {
+    this.countFrom = Math.max(this.countFrom, this.watermark - WATERMARK_OVERLAP_MS);
+    for (const [id, time] of this.seen) if (time < this.countFrom) this.seen.delete(id);
+    return { watermark: this.watermark, countFrom: this.countFrom, seen: this.seen };
+  }
+}
