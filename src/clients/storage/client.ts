@@ -79,9 +79,11 @@ export class StorageClient {
    *
    * - `storageMode: appliance`: SYSTEM-ID 0, identified by `GET /rest/v1.0/system` (its uuid).
    * - `storageMode: center`: every system of `GET /rest/v1.0/store-systems`, collected by its id.
-   * - unset: `GET /rest/v1.0/store-systems`; a non-empty list makes it a center. An empty
-   *   list or a status saying the resource does not exist (400, 404, 405, 501) makes it an
-   *   appliance. Any other failure fails the discovery (nothing is guessed).
+   * - unset: `GET /rest/v1.0/store-systems` and `GET /rest/v1.0/system`. A list with systems
+   *   other than the server itself makes it a center (see chooseMode). A list that is empty,
+   *   holds only the server itself, or does not exist (400, 404, 405, 501) makes it an
+   *   appliance. Any other failure fails the discovery: nothing is guessed, and SYSTEM-ID 0
+   *   is never sent to a server that lists managed systems.
    */
   async discover(signal?: AbortSignal): Promise<StorageDiscovery> {
     const cached = this.cachedDiscovery;
@@ -152,36 +154,24 @@ export class StorageClient {
 
   private async runDiscovery(): Promise<StorageDiscovery> {
     const mode = this.target.storageMode;
-    if (mode === 'appliance') return this.applianceDiscovery();
+    if (mode === 'appliance') return applianceDiscovery(await this.systemDetails());
     if (mode === 'center') return { mode: 'center', systems: toRefs(await this.managedSystems()) };
-    let listed: ManagedSystem[] | undefined;
-    try {
-      listed = await this.managedSystems();
-    } catch (error) {
-      if (!(error instanceof ApiError && error.kind === 'status' && NO_SYSTEM_LIST_STATUSES.has(error.status ?? 0))) throw error;
-    }
-    const discovery = listed && listed.length > 0 ? { mode: 'center' as const, systems: toRefs(listed) } : await this.applianceDiscovery();
+    const [listed, details] = await Promise.all([this.managedSystemsIfListed(), this.systemDetails()]);
+    const discovery = chooseMode(listed, details);
     if (this.cachedDiscovery?.value.mode !== discovery.mode) {
       this.deps.logger.info({ target: this.target.name, mode: discovery.mode, systems: discovery.systems.length }, 'storage mode discovered');
     }
     return discovery;
   }
 
-  private async applianceDiscovery(): Promise<StorageDiscovery> {
-    const details = await this.systemDetails();
-    return {
-      mode: 'appliance',
-      systems: [
-        {
-          // The uuid is the id a management center would list the appliance under; 0 only if the appliance gives none.
-          id: details.uuid ? plainSystemId(details.uuid) : LOCAL_SYSTEM_ID,
-          pathId: LOCAL_SYSTEM_ID,
-          name: details.name,
-          ...(details.model !== undefined ? { model: details.model } : {}),
-          ...(details.version !== undefined ? { version: details.version } : {}),
-        },
-      ],
-    };
+  /** The system list, or undefined when the server says it has no such resource. */
+  private async managedSystemsIfListed(): Promise<ManagedSystem[] | undefined> {
+    try {
+      return await this.managedSystems();
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'status' && NO_SYSTEM_LIST_STATUSES.has(error.status ?? 0)) return undefined;
+      throw error;
+    }
   }
 
   /** Every page of a paged list (page 0, 1, ... of target.pageSize) under `key`. */
@@ -227,6 +217,34 @@ export class StorageClient {
       this.deps.logger.debug({ target: this.target.name, endpoint }, 'storage token refused: logging in again');
     }
   }
+}
+
+/**
+ * Auto mode: a server that lists systems other than itself is a management
+ * center, and each listed system is collected by its id. A server listing
+ * nothing, or only itself (a stand-alone appliance lists its own id), is an
+ * appliance, collected as SYSTEM-ID 0.
+ */
+export function chooseMode(listed: readonly ManagedSystem[] | undefined, self: SystemDetails): StorageDiscovery {
+  const selfId = self.uuid !== undefined ? plainSystemId(self.uuid) : undefined;
+  const managed = (listed ?? []).filter((system) => plainSystemId(system.id) !== selfId);
+  return managed.length > 0 ? { mode: 'center', systems: toRefs(managed) } : applianceDiscovery(self);
+}
+
+function applianceDiscovery(details: SystemDetails): StorageDiscovery {
+  return {
+    mode: 'appliance',
+    systems: [
+      {
+        // The uuid is the id a management center lists the appliance under; "0" only if the appliance gives none.
+        id: details.uuid ? plainSystemId(details.uuid) : LOCAL_SYSTEM_ID,
+        pathId: LOCAL_SYSTEM_ID,
+        name: details.name,
+        ...(details.model !== undefined ? { model: details.model } : {}),
+        ...(details.version !== undefined ? { version: details.version } : {}),
+      },
+    ],
+  };
 }
 
 /** One ref per distinct id (a system listed twice would give duplicate series). */

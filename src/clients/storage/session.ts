@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { TargetConfig } from '../../config/load';
 import { ApiError } from '../errors';
 import type { HttpCore } from '../http';
-import { serverReason } from '../response';
+import { errorForStatus, serverReason } from '../response';
 import { waitUnlessAborted } from './wait';
 
 export const AUTH_PATH = '/rest/v1.0/auth';
@@ -76,11 +76,12 @@ export class TokenSession {
       headers: { accept: 'application/json' },
       body: { username: this.target.username, password: this.target.password.reveal() },
     });
-    if (response.status !== 201 && response.status !== 200) {
+    if (response.status === 401 || response.status === 403) {
       const reason = serverReason(response.text);
-      // Any refusal of a login is an authentication failure (target down), whatever its status.
       throw new ApiError('auth', AUTH_PATH, `login rejected: HTTP ${response.status}${reason ? ` (${reason})` : ''}`, response.status);
     }
+    // Other statuses (a 503 of an unavailable server ...) say nothing about the credentials.
+    if (response.status !== 201 && response.status !== 200) throw errorForStatus(response, AUTH_PATH, 'login');
     const header = response.headers[TOKEN_HEADER];
     const token = Array.isArray(header) ? header[0] : header;
     if (!token) {

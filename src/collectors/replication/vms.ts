@@ -1,0 +1,89 @@
+import { VM_ROLES, VM_STATUSES, type ProtectedVm } from '../../clients/replication/client';
+import { defineCollector, type Sample } from '../types';
+import { stateSet } from './state-set';
+import { uniqueBy } from './unique';
+
+const MIB = 1024 * 1024;
+
+/** The fields this collector reads: the only ones asked of the plugin. */
+const VM_FIELDS = ['id', 'name', 'groupName', 'repClusterName', 'role', 'status', 'guestOsType', 'vmdks'] as const;
+type VmRecord = Pick<ProtectedVm, (typeof VM_FIELDS)[number]>;
+
+/**
+ * Protected VMs: one info series each, the status state set (ACTIVE, PAUSED
+ * and any unknown current status), disk sizes split by whether the disk is
+ * replicated, and counts per replication cluster, role and status.
+ */
+export const vmsCollector = defineCollector({
+  name: 'vms',
+  kind: 'replication',
+  description: 'Protected VMs: replication status, role, disks, and counts per cluster, role and status.',
+  defaultSchedule: '* * * * *',
+  metrics: [
+    'dataprotect_replication_vm_info',
+    'dataprotect_replication_vm_status',
+    'dataprotect_replication_vm_disk_bytes',
+    'dataprotect_replication_vms',
+  ],
+  async collect(ctx, signal) {
+    const vms = await ctx.client.vms({ fields: VM_FIELDS }, signal);
+    const { unique, duplicates } = uniqueBy(vms, (vm) => vm.id);
+    if (duplicates.length > 0) ctx.logger.warn({ duplicates: duplicates.slice(0, 10) }, 'protected VMs listed twice: keeping the first');
+    const target = ctx.target.name;
+    const samples: Sample[] = [];
+    for (const vm of unique) samples.push(...vmSamples(target, vm));
+    samples.push(...countSamples(target, unique));
+    return { samples, items: vms.length, pages: 1 };
+  },
+});
+
+function vmSamples(target: string, vm: VmRecord): Sample[] {
+  const who = { target, vm_id: vm.id, vm_name: vm.name };
+  const where = { group: vm.groupName ?? '', rep_cluster: vm.repClusterName ?? '', role: vm.role };
+  const samples: Sample[] = [
+    { name: 'dataprotect_replication_vm_info', labels: { ...who, ...where, guest_os: vm.guestOsType ?? '' }, value: 1 },
+  ];
+  for (const [status, value] of stateSet(VM_STATUSES, vm.status)) {
+    samples.push({ name: 'dataprotect_replication_vm_status', labels: { ...who, ...where, status }, value });
+  }
+  // Both series always, so that "excluded bytes" reads 0 rather than nothing.
+  for (const included of [true, false]) {
+    const megabytes = vm.vmdks.filter((disk) => disk.included === included).reduce((sum, disk) => sum + disk.sizeInMB, 0);
+    samples.push({ name: 'dataprotect_replication_vm_disk_bytes', labels: { ...who, included: String(included) }, value: megabytes * MIB });
+  }
+  return samples;
+}
+
+/**
+ * Counts per (rep_cluster, role, status). Every cluster that has VMs gets the
+ * known roles and statuses with 0 as well, so "paused VMs" is 0 rather than
+ * absent when nothing is paused.
+ */
+function countSamples(target: string, vms: readonly VmRecord[]): Sample[] {
+  const counts = new Map<string, number>();
+  const keyOf = (cluster: string, role: string, status: string): string => JSON.stringify([cluster, role, status]);
+  const clusters = new Set<string>();
+  const roles = new Set<string>(VM_ROLES);
+  const statuses = new Set<string>(VM_STATUSES);
+  for (const vm of vms) {
+    const cluster = vm.repClusterName ?? '';
+    clusters.add(cluster);
+    roles.add(vm.role);
+    statuses.add(vm.status);
+    const key = keyOf(cluster, vm.role, vm.status);
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  const samples: Sample[] = [];
+  for (const cluster of clusters) {
+    for (const role of roles) {
+      for (const status of statuses) {
+        samples.push({
+          name: 'dataprotect_replication_vms',
+          labels: { target, rep_cluster: cluster, role, status },
+          value: counts.get(keyOf(cluster, role, status)) ?? 0,
+        });
+      }
+    }
+  }
+  return samples;
+}

@@ -1,0 +1,39 @@
+import type { StorageAlert } from '../../clients/storage/client';
+import { defineCollector, type Sample } from '../types';
+import { collectPerSystem, type PerSystemState } from './per-system';
+
+/**
+ * Active alerts per system, counted by severity and class. Only combinations
+ * that occur get a series: severities times classes would be many zeros, and
+ * an alert rule on `> 0` needs none of them.
+ */
+export const alertsCollector = defineCollector<'storage', PerSystemState>({
+  name: 'alerts',
+  kind: 'storage',
+  description: 'Active alerts per storage system, by severity and class.',
+  defaultSchedule: '* * * * *',
+  metrics: ['dataprotect_storage_alerts'],
+  collect(ctx, signal) {
+    return collectPerSystem(ctx, signal, async (system, systemSignal) => {
+      const alerts = await ctx.client.activeAlerts(system, systemSignal);
+      return alertCountSamples(ctx.target.name, system.id, alerts);
+    });
+  },
+});
+
+export function alertCountSamples(target: string, systemId: string, alerts: readonly StorageAlert[]): Sample[] {
+  const counts = new Map<string, { severity: string; class: string; count: number }>();
+  for (const alert of alerts) {
+    const severity = alert.severity;
+    const alertClass = alert.class ?? '';
+    const key = JSON.stringify([severity, alertClass]);
+    const entry = counts.get(key) ?? { severity, class: alertClass, count: 0 };
+    entry.count += 1;
+    counts.set(key, entry);
+  }
+  return [...counts.values()].map((entry) => ({
+    name: 'dataprotect_storage_alerts',
+    labels: { target, system_id: systemId, severity: entry.severity, class: entry.class },
+    value: entry.count,
+  }));
+}

@@ -1,0 +1,64 @@
+import type { CapacitySample, CapacityTier } from '../../clients/storage/client';
+import { defineCollector, type Labels, type Sample } from '../types';
+import { collectPerSystem, type PerSystemState } from './per-system';
+
+/**
+ * Tiers read per system. `total` is left out: it is the sum of these, which a
+ * query can compute, and a sample of it would double every sum over tiers.
+ */
+export const COLLECTED_TIERS: readonly CapacityTier[] = ['active', 'cloud'];
+
+/**
+ * Capacity of every system: the newest capacity sample of each tier. A tier
+ * the system does not have (no sample, or a physical capacity of 0, as a
+ * system without cloud storage reports its cloud tier) gets no series: zeros
+ * there would read as "full" in used/total ratios and as a factor of 0.
+ */
+export const capacityCollector = defineCollector<'storage', PerSystemState>({
+  name: 'capacity',
+  kind: 'storage',
+  description: 'Physical and logical capacity and compression per system and tier, from the newest capacity sample.',
+  defaultSchedule: '*/5 * * * *',
+  metrics: [
+    'dataprotect_storage_physical_capacity_bytes',
+    'dataprotect_storage_physical_used_bytes',
+    'dataprotect_storage_physical_available_bytes',
+    'dataprotect_storage_logical_used_bytes',
+    'dataprotect_storage_compression_factor',
+  ],
+  collect(ctx, signal) {
+    return collectPerSystem(ctx, signal, async (system, systemSignal) => {
+      const samples: Sample[] = [];
+      for (const tier of COLLECTED_TIERS) {
+        const latest = await ctx.client.latestCapacity(system, tier, systemSignal);
+        if (latest && latest.physical_capacity.total > 0) samples.push(...capacitySamples({ target: ctx.target.name, system_id: system.id, tier }, latest));
+      }
+      return samples;
+    });
+  },
+});
+
+export function capacitySamples(labels: Labels, sample: CapacitySample): Sample[] {
+  const { physical_capacity: physical, logical_capacity: logical } = sample;
+  const samples: Sample[] = [
+    { name: 'dataprotect_storage_physical_capacity_bytes', labels, value: physical.total },
+    { name: 'dataprotect_storage_physical_used_bytes', labels, value: physical.used },
+    { name: 'dataprotect_storage_physical_available_bytes', labels, value: physical.available },
+  ];
+  if (logical) samples.push({ name: 'dataprotect_storage_logical_used_bytes', labels, value: logical.used });
+  const factor = compressionFactor(sample);
+  if (factor !== undefined) samples.push({ name: 'dataprotect_storage_compression_factor', labels, value: factor });
+  return samples;
+}
+
+/**
+ * The appliance's own factor when it gives one; else logical used / physical
+ * used. Nothing stored means no factor (the appliance says 0 then), not 0.
+ */
+function compressionFactor(sample: CapacitySample): number | undefined {
+  const physicalUsed = sample.physical_capacity.used;
+  if (physicalUsed <= 0) return undefined;
+  if (sample.compression_factor !== undefined) return sample.compression_factor;
+  const logicalUsed = sample.logical_capacity?.used;
+  return logicalUsed !== undefined ? logicalUsed / physicalUsed : undefined;
+}

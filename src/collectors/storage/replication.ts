@@ -1,0 +1,43 @@
+import { REPLICATION_STATES, type ReplicationContext } from '../../clients/storage/client';
+import { stateSet } from '../replication/state-set';
+import { uniqueBy } from '../replication/unique';
+import { defineCollector, type Sample } from '../types';
+import { collectPerSystem, type PerSystemState } from './per-system';
+
+/**
+ * MTree replication contexts per system: lag (now minus syncEpoch) and the
+ * state set over the known states plus an unknown current one.
+ */
+export const replicationContextsCollector = defineCollector<'storage', PerSystemState>({
+  name: 'replication',
+  kind: 'storage',
+  description: 'MTree replication contexts per storage system: lag since the last sync and state.',
+  defaultSchedule: '* * * * *',
+  metrics: ['dataprotect_storage_replication_lag_seconds', 'dataprotect_storage_replication_state'],
+  collect(ctx, signal) {
+    return collectPerSystem(ctx, signal, async (system, systemSignal) => {
+      const { unique: contexts, duplicates } = uniqueBy(await ctx.client.replicationContexts(system, systemSignal), (c) => c.id);
+      if (duplicates.length > 0) ctx.logger.warn({ system_id: system.id, duplicates }, 'replication contexts listed twice: keeping the first');
+      const nowSeconds = ctx.now().getTime() / 1000;
+      return contexts.flatMap((context) => contextSamples(ctx.target.name, system.id, context, nowSeconds));
+    });
+  },
+});
+
+/**
+ * A context that never synchronised (no or zero syncEpoch) has no lag series:
+ * "now minus 1970" would be a number that looks real and is not. A syncEpoch
+ * slightly ahead of our clock (skew) reads as lag 0.
+ */
+export function contextSamples(target: string, systemId: string, context: ReplicationContext, nowSeconds: number): Sample[] {
+  const labels = { target, system_id: systemId, context: context.id };
+  const samples: Sample[] = stateSet(REPLICATION_STATES, context.state).map(([state, value]) => ({
+    name: 'dataprotect_storage_replication_state',
+    labels: { ...labels, state },
+    value,
+  }));
+  if (context.syncEpoch !== undefined && context.syncEpoch > 0) {
+    samples.push({ name: 'dataprotect_storage_replication_lag_seconds', labels, value: Math.max(0, nowSeconds - context.syncEpoch) });
+  }
+  return samples;
+}

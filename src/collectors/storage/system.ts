@@ -1,0 +1,29 @@
+import { defineCollector, type Sample } from '../types';
+
+/**
+ * One info series per collected system: the appliance itself (from
+ * GET /rest/v1.0/system), or each system a management center lists (from its
+ * system list, which is all a center says about them without asking each).
+ */
+export const systemCollector = defineCollector({
+  name: 'system',
+  kind: 'storage',
+  description: 'The storage systems collected: the appliance, or the systems of a management center.',
+  defaultSchedule: '*/5 * * * *',
+  metrics: ['dataprotect_storage_system_info'],
+  async collect(ctx, signal) {
+    const { systems } = await ctx.client.discover(signal);
+    const samples: Sample[] = systems.map((system) => ({
+      name: 'dataprotect_storage_system_info',
+      labels: {
+        target: ctx.target.name,
+        system_id: system.id,
+        system_name: system.name,
+        model: system.model ?? '',
+        version: system.version ?? '',
+      },
+      value: 1,
+    }));
+    return { samples, items: systems.length };
+  },
+});
