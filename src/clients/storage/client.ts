@@ -23,6 +23,7 @@ import { TOKEN_HEADER, TokenSession } from './session';
 import { waitUnlessAborted } from './wait';
 
 export * from './schemas';
+export { apiSystemPath, restPath, restSystemPath, type ResourcePath } from './paths';
 
 export type StorageMode = 'appliance' | 'center';
 
@@ -113,7 +114,7 @@ export class StorageClient {
 
   /** GET /rest/v1.0/store-systems: the systems a management center manages. */
   async managedSystems(signal?: AbortSignal): Promise<ManagedSystem[]> {
-    return this.listAll(restPath('v1.0', 'store-systems'), {}, 'system', managedSystemSchema, signal);
+    return this.list(restPath('v1.0', 'store-systems'), {}, 'system', managedSystemSchema, signal);
   }
 
   /**
@@ -135,7 +136,7 @@ export class StorageClient {
   /** Active alerts: `GET /rest/v1.0/store-systems/{id}/alerts?filter=status=active`, every page. */
   async activeAlerts(system: StorageSystemRef, signal?: AbortSignal): Promise<StorageAlert[]> {
     const resource = restSystemPath('v1.0', system.pathId, 'alerts');
-    const alerts = await this.listAll(resource, { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal);
+    const alerts = await this.list(resource, { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal);
     // The filter is the server's job; checking again keeps cleared alerts out if it is ignored.
     return alerts.filter((alert) => alert.status.toLowerCase() === 'active');
   }
@@ -143,7 +144,7 @@ export class StorageClient {
   /** MTree replication contexts: `GET /api/v1/store-systems/{id}/mtree-replications`. */
   async replicationContexts(system: StorageSystemRef, signal?: AbortSignal): Promise<ReplicationContext[]> {
     const resource = apiSystemPath('v1', system.pathId, 'mtree-replications');
-    return this.listAll(resource, {}, 'contexts', replicationContextSchema, signal);
+    return this.list(resource, {}, 'contexts', replicationContextSchema, signal);
   }
 
   /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
@@ -174,13 +175,18 @@ export class StorageClient {
     }
   }
 
-  /** Every page of a paged list (page 0, 1, ... of target.pageSize) under `key`. */
-  private async listAll<T extends z.ZodType>(
+  /**
+   * Every item of a paged list (pages 0, 1, ... of target.pageSize) under
+   * `key`, validated with `itemSchema`: the building block of the list methods
+   * above, public for resources they do not cover yet (e.g. mtrees).
+   * Build `resource` with restPath/restSystemPath/apiSystemPath.
+   */
+  async list<T extends z.ZodType>(
     resource: ResourcePath,
     query: Record<string, string>,
     key: string,
     itemSchema: T,
-    signal: AbortSignal | undefined,
+    signal?: AbortSignal,
   ): Promise<z.output<T>[]> {
     const size = this.target.pageSize;
     const items: z.output<T>[] = [];

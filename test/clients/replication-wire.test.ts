@@ -1,0 +1,81 @@
+/**
+ * A scripted plugin on loopback: checks the request line and headers the
+ * client sends, and the answers that break the plugin's contract.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiError } from '../../src/clients/errors';
+import { desc, type ReplicationClient } from '../../src/clients/replication/client';
+import { parseConfig, type TargetConfig } from '../../src/config/load';
+import { clientFor } from '../support/collect';
+
+describe('ReplicationClient on the wire', () => {
+  let server: http.Server;
+  let seen: Array<{ url: string; headers: http.IncomingHttpHeaders }>;
+  let answer: { status: number; raw: string };
+  let client: ReplicationClient;
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      seen.push({ url: req.url ?? '', headers: req.headers });
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(answer.raw);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  beforeEach(() => {
+    seen = [];
+    answer = { status: 200, raw: '[]' };
+    const { port } = server.address() as AddressInfo;
+    const config = parseConfig({
+      targets: [{ name: 'wire', kind: 'replication', url: `http://127.0.0.1:${port}`, username: 'vsphere.local\\admin', password: 'pä:ss', maxAttempts: 1 }],
+    });
+    client = clientFor(config.targets[0] as TargetConfig & { kind: 'replication' });
+  });
+  afterEach(async () => {
+    await client.close();
+  });
+
+  it('sends Basic credentials and Accept on every request, and builds filter, sort and fields parameters', async () => {
+    await client.vms({ fields: ['id', 'name', 'status'], filter: { status: ['PAUSED', 'ACTIVE'], groupName: 'cg a&b' }, sort: ['repClusterName', desc('name')] });
+    await client.clusters({ fields: ['name'] });
+    expect(seen.map((r) => r.url)).toEqual([
+      '/api/v1/vms?status=PAUSED,ACTIVE&groupName=cg%20a%26b&sort=repClusterName,-name&fields=id,name,status',
+      '/api/v1/rep-clusters?fields=name',
+    ]);
+    const expected = `Basic ${Buffer.from('vsphere.local\\admin:pä:ss', 'utf8').toString('base64')}`;
+    for (const request of seen) {
+      expect(request.headers.authorization).toBe(expected);
+      expect(request.headers.accept).toBe('application/json');
+    }
+  });
+
+  it('refuses an answer that is not the promised array, or whose records lack a requested field', async () => {
+    answer = { status: 200, raw: JSON.stringify({ content: [] }) };
+    await expect(client.groups({ fields: ['name'] })).rejects.toMatchObject({ kind: 'protocol', endpoint: '/api/v1/groups' });
+
+    answer = { status: 200, raw: JSON.stringify([{ id: 'v1', name: 'a', status: 'ACTIVE' }, { id: 'v2', name: 'b' }]) };
+    const error = (await client.vms({ fields: ['id', 'name', 'status'] }).catch((e: unknown) => e)) as ApiError;
+    expect(error).toMatchObject({ kind: 'protocol' });
+    expect(error.message).toContain('[1].status');
+  });
+
+  it('accepts numeric ids, null optional fields and unknown fields', async () => {
+    answer = { status: 200, raw: JSON.stringify([{ id: 42, name: 'rpa', isRegistered: false, connectionStatus: null, shiny: 'new' }]) };
+    await expect(client.clusters({ fields: ['id', 'name', 'isRegistered', 'connectionStatus'] })).resolves.toEqual([
+      { id: '42', name: 'rpa', isRegistered: false, connectionStatus: undefined },
+    ]);
+  });
+
+  it('reports a server error with the reason from its body, bounded', async () => {
+    answer = { status: 500, raw: JSON.stringify({ message: `database unavailable ${'x'.repeat(500)}` }) };
+    const error = (await client.groups({ fields: ['name'] }).catch((e: unknown) => e)) as ApiError;
+    expect(error).toMatchObject({ kind: 'status', status: 500 });
+    expect(error.unreachable).toBe(true);
+    expect(error.message).toContain('database unavailable');
+    expect(error.message.length).toBeLessThan(260);
+  });
+});

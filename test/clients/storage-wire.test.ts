@@ -1,0 +1,175 @@
+/**
+ * What the simulator cannot be made to do: a scripted storage server on
+ * loopback records every request (headers, bodies) and answers shapes that
+ * break the API's contract, so the client's checks are exercised for real.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ApiError } from '../../src/clients/errors';
+import { StorageClient } from '../../src/clients/storage/client';
+import { parseConfig, type TargetConfig } from '../../src/config/load';
+import { clientFor } from '../support/collect';
+
+interface Seen {
+  method: string;
+  url: string;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+type Handler = (req: Seen) => { status: number; body?: unknown; raw?: string; headers?: Record<string, string> };
+
+const SYSTEM = { name: 'dd-solo', uuid: 'aaaa:bbbb', model: 'DD6900', version: '7.13' };
+
+describe('StorageClient on the wire', () => {
+  let server: http.Server;
+  let seen: Seen[];
+  let handler: Handler;
+  let client: StorageClient;
+
+  const target = (overrides: Record<string, unknown> = {}): TargetConfig => {
+    const { port } = server.address() as AddressInfo;
+    const config = parseConfig({
+      targets: [{ name: 'wire', kind: 'storage', url: `http://127.0.0.1:${port}`, username: 'monitor', password: 's3cret!', maxAttempts: 1, ...overrides }],
+    });
+    return config.targets[0] as TargetConfig;
+  };
+
+  /** login, system details and an appliance that lists only itself unless the test's handler answers first */
+  const withDefaults =
+    (handle: Handler): Handler =>
+    (req) => {
+      const path = req.url.split('?')[0];
+      if (req.method === 'POST' && path === '/rest/v1.0/auth') return { status: 201, body: { code: 0 }, headers: { 'X-DD-AUTH-TOKEN': 'tok-1' } };
+      if (req.method === 'DELETE' && path === '/rest/v1.0/auth') return { status: 200, body: { code: 0 } };
+      const answer = handle(req);
+      if (answer.status !== 404) return answer;
+      if (path === '/rest/v1.0/system') return { status: 200, body: SYSTEM };
+      if (path === '/rest/v1.0/store-systems') return { status: 200, body: { system: [{ id: 'aaaa:bbbb', name: 'dd-solo' }], paging_info: { current_page: 0, page_entries: 1, total_entries: 1, page_size: 1000 } } };
+      return answer;
+    };
+
+  beforeAll(async () => {
+    server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+      req.on('end', () => {
+        const request = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body };
+        seen.push(request);
+        const answer = handler(request);
+        res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+        res.end(answer.raw ?? JSON.stringify(answer.body ?? {}));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  beforeEach(() => {
+    seen = [];
+    handler = withDefaults(() => ({ status: 404 }));
+    client = clientFor(target());
+  });
+  afterEach(async () => {
+    await client.close();
+  });
+
+  it('sends Accept: application/json on every request, the credentials only to the login, the token on the rest', async () => {
+    handler = withDefaults((req) =>
+      req.url.startsWith('/rest/v1.0/store-systems/0/alerts') ? { status: 200, body: { alert_list: [], paging_info: { current_page: 0, total_entries: 0 } } } : { status: 404 },
+    );
+    const { systems } = await client.discover();
+    await client.activeAlerts(systems[0]!);
+    await client.close();
+    expect(seen.map((r) => `${r.method} ${r.url.split('?')[0]}`)).toEqual(
+      expect.arrayContaining(['POST /rest/v1.0/auth', 'GET /rest/v1.0/system', 'GET /rest/v1.0/store-systems/0/alerts', 'DELETE /rest/v1.0/auth']),
+    );
+    for (const request of seen) expect(request.headers.accept).toBe('application/json');
+    const login = seen.find((r) => r.method === 'POST')!;
+    expect(JSON.parse(login.body)).toEqual({ username: 'monitor', password: 's3cret!' });
+    for (const request of seen.filter((r) => r.method !== 'POST')) {
+      expect(request.headers['x-dd-auth-token']).toBe('tok-1');
+      expect(request.body).not.toContain('s3cret!');
+    }
+    expect(seen.find((r) => r.url.includes('/alerts'))?.url).toBe('/rest/v1.0/store-systems/0/alerts?filter=status%3Dactive&page=0&size=1000');
+  });
+
+  it('encodes a listed id once, even when the list gives it encoded already', async () => {
+    handler = withDefaults((req) => {
+      if (req.url.startsWith('/rest/v1.0/store-systems?')) {
+        return { status: 200, body: { system: [{ id: 'cccc%3Adddd', name: 'one' }, { id: 'eeee:ffff', name: 'two' }], paging_info: { current_page: 0, total_entries: 2 } } };
+      }
+      if (req.url.includes('/mtree-replications')) return { status: 200, body: { contexts: [] } };
+      return { status: 404 };
+    });
+    const { mode, systems } = await client.discover();
+    expect(mode).toBe('center');
+    expect(systems.map((s) => [s.id, s.pathId])).toEqual([
+      ['cccc:dddd', 'cccc%3Adddd'],
+      ['eeee:ffff', 'eeee%3Affff'],
+    ]);
+    await Promise.all(systems.map((s) => client.replicationContexts(s)));
+    expect(seen.filter((r) => r.url.includes('/mtree-replications')).map((r) => r.url.split('?')[0]).sort()).toEqual([
+      '/api/v1/store-systems/cccc%3Adddd/mtree-replications',
+      '/api/v1/store-systems/eeee%3Affff/mtree-replications',
+    ]);
+  });
+
+  it('treats a server without a system list as an appliance, and a 5xx on the list as a failure', async () => {
+    handler = withDefaults((req) => (req.url.startsWith('/rest/v1.0/store-systems?') ? { status: 404, body: { code: 404 } } : { status: 404 }));
+    await expect(client.discover()).resolves.toMatchObject({ mode: 'appliance', systems: [{ id: 'aaaa:bbbb', pathId: '0' }] });
+
+    const other = clientFor(target());
+    try {
+      handler = withDefaults((req) => (req.url.startsWith('/rest/v1.0/store-systems?') ? { status: 500, body: { details: 'boom' } } : { status: 404 }));
+      await expect(other.discover()).rejects.toMatchObject({ kind: 'status', status: 500, message: expect.stringContaining('boom') });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('rejects broken list contracts as protocol errors instead of returning partial data', async () => {
+    const system = { id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' };
+    const alert = (id: number) => ({ id, severity: 'WARNING', class: 'Filesystem', status: 'active' });
+
+    // a full page without paging_info: the rest cannot be found
+    handler = withDefaults((req) => (req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), alert(2)] } } : { status: 404 }));
+    const small = clientFor(target({ pageSize: 2 }));
+    try {
+      await expect(small.activeAlerts(system)).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('no paging_info') });
+
+      // a server that ignores page and answers page 0 again
+      handler = withDefaults((req) =>
+        req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), alert(2)], paging_info: { current_page: 0, total_entries: 5, page_size: 2 } } } : { status: 404 },
+      );
+      await expect(small.activeAlerts(system)).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('asked for page 1 and got page 0') });
+    } finally {
+      await small.close();
+    }
+
+    // an item without its severity
+    handler = withDefaults((req) =>
+      req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), { id: 2, status: 'active' }], paging_info: { total_entries: 2 } } } : { status: 404 },
+    );
+    const error = (await client.activeAlerts(system).catch((e: unknown) => e)) as ApiError;
+    expect(error).toMatchObject({ kind: 'protocol', endpoint: '/rest/v1.0/store-systems/{id}/alerts' });
+    expect(error.message).toContain('alert_list[1].severity');
+  });
+
+  it('accepts unknown fields and enumeration values', async () => {
+    handler = withDefaults((req) =>
+      req.url.includes('/alerts')
+        ? { status: 200, body: { alert_list: [{ id: 'x1', severity: 'APOCALYPTIC', class: 'NewClass', status: 'active', brand_new: { a: 1 } }], paging_info: { total_entries: 1 }, extra: true } }
+        : { status: 404 },
+    );
+    await expect(client.activeAlerts({ id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' })).resolves.toEqual([
+      { id: 'x1', severity: 'APOCALYPTIC', class: 'NewClass', status: 'active', name: undefined, alert_gen_epoch: undefined },
+    ]);
+  });
+
+  it('reports a login answered without a token as a protocol error', async () => {
+    handler = (req) => (req.method === 'POST' ? { status: 201, body: { code: 0 } } : { status: 404 });
+    await expect(client.systemDetails()).rejects.toMatchObject({ kind: 'protocol', endpoint: '/rest/v1.0/auth' });
+  });
+});
