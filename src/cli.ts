@@ -1,12 +1,19 @@
 import { parseArgs } from 'node:util';
 import { renameSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfigFile, type ExporterConfig } from './config/load';
+import { ConfigReloader } from './reloader';
+import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
 import { Exporter } from './exporter';
 import { VERSION } from './version';
 
-export const DEFAULT_CONFIG_PATH = '/etc/dataprotect-exporter/config.yaml';
+export { DEFAULT_CONFIG_PATH };
+
+/** What src/main.ts hands over: the tracing it started before loading the rest. */
+export interface MainContext {
+  tracing?: Tracing;
+}
 
 const HELP = `dataprotect-exporter ${VERSION}: Prometheus exporter for a data-protection estate
 
@@ -22,8 +29,11 @@ Usage: dataprotect-exporter [options]
   --help            this text
 
 Signals: SIGTERM/SIGINT stop gracefully (running collections finish);
-SIGHUP reloads the configuration file (a bad file is rejected, the old
-configuration keeps running).
+SIGHUP reloads the configuration file, and so does a change of the file
+(a bad file is rejected, the old configuration keeps running).
+
+Traces: OpenTelemetry over OTLP/HTTP when tracing.enabled is set in the file
+or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 `;
 
 export interface CliOptions {
@@ -81,15 +91,24 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
   }
 }
 
-async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<void> {
+async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
   const exporter = new Exporter(config, logger);
   await exporter.start();
+  const reloader = new ConfigReloader({
+    file: options.config,
+    read: readConfig,
+    apply: (next) => exporter.applyConfig(next),
+    logger,
+  });
+  reloader.watch();
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down');
-    exporter.stop().then(
+    const stopped = reloader.close().then(() => exporter.stop());
+    // The spans of the last collections are exported whatever the outcome.
+    stopped.finally(() => context.tracing?.shutdown()).then(
       () => process.exit(0),
       (error: Error) => {
         logger.error({ err: error.message }, 'shutdown failed');
@@ -99,19 +118,11 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  process.on('SIGHUP', () => {
-    try {
-      const next = readConfig(options.config);
-      void exporter.runtime.applyConfig(next).then((change) => logger.info(change, 'configuration reloaded'));
-    } catch (error) {
-      const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
-      logger.error({ problems }, 'configuration reload rejected; the previous configuration keeps running');
-    }
-  });
+  process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 }
 
 /** The command line; returns the process exit code (undefined while the daemon runs). */
-export async function main(argv: string[]): Promise<number | undefined> {
+export async function main(argv: string[], context: MainContext = {}): Promise<number | undefined> {
   let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(argv);
@@ -142,7 +153,11 @@ export async function main(argv: string[]): Promise<number | undefined> {
   // In --once mode stdout carries the metrics, so logs go to stderr.
   const logger = createLogger(config.logLevel, options.once ? 2 : 1);
   process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'));
+  if (context.tracing) {
+    const { plan } = context.tracing;
+    logger.info({ reason: plan.reason, endpoint: plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*', serviceName: plan.serviceName }, 'tracing enabled');
+  }
   if (options.once) return runOnce(config, options, logger);
-  await runDaemon(config, options, logger);
+  await runDaemon(config, options, logger, context);
   return undefined;
 }

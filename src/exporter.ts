@@ -6,7 +6,11 @@ import { ExporterRuntime } from './runtime';
 import { SelfMetrics } from './exporters/prometheus';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/server';
-import { closeServer, listen } from './exporters/http-server';
+import { closeServer, listen, readTlsFiles, reloadTls } from './exporters/http-server';
+import { basicAuthGuard } from './exporters/auth';
+
+/** What a reload changed: targets started, stopped and restarted. */
+export type ConfigChange = Awaited<ReturnType<ExporterRuntime['applyConfig']>>;
 
 /**
  * The running daemon: the collection runtime plus the HTTP endpoints that
@@ -17,6 +21,8 @@ export class Exporter {
   readonly selfMetrics: SelfMetrics;
   readonly renderer: MetricsRenderer;
   private server: Server | undefined;
+  /** the web settings the server was started with (listen address, port and TLS need a restart to change) */
+  private startedWeb: ExporterConfig['web'] | undefined;
 
   constructor(
     config: ExporterConfig,
@@ -44,8 +50,11 @@ export class Exporter {
       targetNames: () => this.runtime.targetNames(),
       isReady: () => this.runtime.isReady(),
       logger: this.logger,
+      // Read per request: a reload that adds, removes or rotates users applies at once.
+      protect: basicAuthGuard(() => this.runtime.currentConfig.web.basicAuthUsers, this.logger),
     });
-    this.server = await listen(app, this.runtime.currentConfig.web);
+    this.startedWeb = this.runtime.currentConfig.web;
+    this.server = await listen(app, this.startedWeb);
     this.logger.info({ address: this.address() }, 'listening');
     this.runtime.start();
   }
@@ -55,7 +64,30 @@ export class Exporter {
     const info = this.server?.address() as AddressInfo | null | undefined;
     if (!info) return '';
     const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-    return `${this.runtime.currentConfig.web.tls ? 'https' : 'http'}://${host}:${info.port}`;
+    return `${this.startedWeb?.tls ? 'https' : 'http'}://${host}:${info.port}`;
+  }
+
+  /**
+   * Applies a new, validated configuration: targets added, removed or changed
+   * are started, stopped or restarted (the others keep their state), basic-auth
+   * users apply at the next request, and the TLS certificate and key are read
+   * again. Throws, before anything changes, when the new TLS files cannot be read.
+   */
+  async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
+    const started = this.startedWeb;
+    if (this.server && started?.tls && next.web.tls) readTlsFiles(next.web.tls); // fail before changing anything
+    const previous = this.runtime.currentConfig;
+    const change = await this.runtime.applyConfig(next);
+    if (this.server && started) {
+      if (started.tls && next.web.tls) reloadTls(this.server, next.web.tls);
+      if (next.web.listenAddress !== started.listenAddress || next.web.port !== started.port || Boolean(next.web.tls) !== Boolean(started.tls)) {
+        this.logger.warn('web.listenAddress, web.port and turning web.tls on or off take effect at the next restart');
+      }
+    }
+    if (JSON.stringify(next.tracing) !== JSON.stringify(previous.tracing)) {
+      this.logger.warn('tracing settings take effect at the next restart');
+    }
+    return change;
   }
 
   async stop(): Promise<void> {

@@ -4,15 +4,26 @@
  * before the modules it instruments are loaded, so everything else is
  * required only after that.
  */
+import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, type Tracing } from './tracing';
+
+const argv = process.argv.slice(2);
+/** Commands that collect nothing have nothing to trace. */
+const collects = !argv.some((arg) => ['--help', '-h', '--version', '--check-config'].includes(arg));
+const plan = collects ? planTracing(readTracingSettings(configFileFromArgs(argv) ?? DEFAULT_CONFIG_PATH)) : undefined;
+const tracing: Tracing | undefined = plan ? startTracing(plan) : undefined;
+
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { main } = require('./cli') as typeof import('./cli');
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    if (code !== undefined) process.exitCode = code;
+main(argv, tracing ? { tracing } : {}).then(
+  async (code) => {
+    if (code === undefined) return; // the daemon runs on; it flushes the traces when it stops
+    await tracing?.shutdown();
+    process.exitCode = code;
   },
-  (error: Error) => {
+  async (error: Error) => {
     process.stderr.write(`fatal: ${error.message}\n`);
+    await tracing?.shutdown();
     process.exitCode = 1;
   },
 );

@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import cron from 'node-cron';
 import { parseDuration } from '../util/duration';
+import { Secret } from '../util/secret';
 
 /** A duration given as seconds or a string like "30s", "5m", "24h"; parsed to milliseconds. */
 const duration = z
@@ -75,14 +77,50 @@ const targetSettings = z
     }
   });
 
+/**
+ * A basic-auth password: given in the file (usually as ${ENV_VAR}) or read from
+ * `passwordFile` (a Kubernetes or Docker secret). Resolved here into a Secret,
+ * so it never prints. Hashes are not accepted: without a bcrypt package a hash
+ * would silently become the password itself.
+ */
+const basicAuthPassword = z
+  .union([z.string().min(1), z.object({ passwordFile: z.string().min(1) }).strict()])
+  .transform((value, ctx) => {
+    if (typeof value === 'string') {
+      if (/^\$2[abxy]?\$\d{2}\$/.test(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: 'bcrypt hashes are not supported; give the password as ${ENV_VAR} or {passwordFile: FILE}',
+        });
+        return z.NEVER;
+      }
+      return new Secret(value);
+    }
+    try {
+      const content = readFileSync(value.passwordFile, 'utf8').replace(/\r?\n$/, '');
+      if (content) return new Secret(content);
+      ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: `file ${value.passwordFile} is empty` });
+    } catch (error) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['passwordFile'],
+        message: `cannot read ${value.passwordFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      });
+    }
+    return z.NEVER;
+  });
+
 const webSettings = z
   .object({
     listenAddress: z.string().min(1).default('0.0.0.0'),
     port: z.number().int().min(0).max(65_535).default(8497), // 0: any free port (tests)
-    /** TLS for /metrics and /probe, like Prometheus's web config */
+    /** HTTPS for every endpoint, like Prometheus's web config (the files are re-read on reload) */
     tls: z.object({ certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
-    /** basic auth users for /metrics and /probe; values are bcrypt hashes or plain passwords from ${ENV} */
-    basicAuthUsers: z.record(z.string(), z.string().min(1)).optional(),
+    /** basic auth for /metrics, /probe and /: user name -> password (${ENV_VAR}) or {passwordFile} */
+    basicAuthUsers: z
+      .record(z.string().regex(/^[^:\s]+$/, 'a basic-auth user name has no colon or white space'), basicAuthPassword)
+      .refine((users) => Object.keys(users).length > 0, 'list at least one user, or remove basicAuthUsers')
+      .optional(),
   })
   .strict();
 
@@ -105,12 +143,15 @@ const collectionSettings = z
   })
   .strict();
 
+/** Read before anything else by src/main.ts (tracing must start first); validated here like the rest. */
 const tracingSettings = z
   .object({
+    /** export traces; also on when OTEL_TRACES_EXPORTER=otlp or OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set */
     enabled: z.boolean().default(false),
-    /** OTLP/HTTP traces endpoint; OTEL_EXPORTER_OTLP_* variables apply when unset */
-    endpoint: z.url().optional(),
-    serviceName: z.string().min(1).default('dataprotect-exporter'),
+    /** OTLP/HTTP traces URL (e.g. http://otel-collector:4318/v1/traces); OTEL_EXPORTER_OTLP_* apply when unset */
+    endpoint: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+    /** service.name of the spans; OTEL_SERVICE_NAME, then dataprotect-exporter, when unset */
+    serviceName: z.string().min(1).optional(),
   })
   .strict();
 
@@ -118,10 +159,20 @@ const shardingSettings = z
   .object({
     /** number of replicas sharing the targets */
     shards: z.number().int().min(1).default(1),
-    /** this replica's shard, 0-based; "${HOSTNAME}"-style ordinal suffixes are accepted (e.g. exporter-2 -> 2) */
+    /** this replica's shard, 0-based; a name ending in the ordinal is accepted (${HOSTNAME} of a StatefulSet pod: exporter-2 -> 2) */
     index: z.union([z.number().int().min(0), z.string().min(1)]).default(0),
   })
-  .strict();
+  .strict()
+  .superRefine((sharding, ctx) => {
+    // Checked here, so that a bad value is a configuration error and not a crash at start.
+    const index = typeof sharding.index === 'number' ? sharding.index : /(\d+)$/.exec(sharding.index)?.[1];
+    if (index === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['index'], message: `"${sharding.index}" is neither a number nor a name ending in one` });
+    } else if (Number(index) >= sharding.shards) {
+      // Another replica would collect the same targets: duplicated series, double counts in sums.
+      ctx.addIssue({ code: 'custom', path: ['index'], message: `shard ${index} does not exist with shards: ${sharding.shards} (0 to ${sharding.shards - 1})` });
+    }
+  });
 
 export const configSchema = z
   .object({

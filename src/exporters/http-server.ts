@@ -1,14 +1,26 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import { readFileSync } from 'node:fs';
 import type { Express } from 'express';
 import type { ExporterConfig } from '../config/load';
 
+type WebSettings = ExporterConfig['web'];
+
+/** The certificate and key of web.tls; a file that cannot be read is reported by its setting's name. */
+export function readTlsFiles(tls: NonNullable<WebSettings['tls']>): { cert: Buffer; key: Buffer } {
+  const read = (file: string, setting: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new Error(`web.tls.${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
+    }
+  };
+  return { cert: read(tls.certFile, 'certFile'), key: read(tls.keyFile, 'keyFile') };
+}
+
 /** Listens on the configured address and port, over TLS when web.tls is set. */
-export async function listen(app: Express, web: ExporterConfig['web']): Promise<Server> {
-  const server: Server = web.tls
-    ? createHttpsServer({ cert: readFileSync(web.tls.certFile), key: readFileSync(web.tls.keyFile) }, app)
-    : createHttpServer(app);
+export async function listen(app: Express, web: WebSettings): Promise<Server> {
+  const server: Server = web.tls ? createHttpsServer(readTlsFiles(web.tls), app) : createHttpServer(app);
   // Slow or idle clients must not pin sockets forever.
   server.requestTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
@@ -20,6 +32,16 @@ export async function listen(app: Express, web: ExporterConfig['web']): Promise<
     });
   });
   return server;
+}
+
+/**
+ * Loads the certificate and key again (a renewed certificate on reload); new
+ * connections use them, open ones keep theirs. Throws, changing nothing, when
+ * the files cannot be read or do not form a valid pair.
+ */
+export function reloadTls(server: Server, tls: NonNullable<WebSettings['tls']>): void {
+  if (!('setSecureContext' in server)) throw new Error('web.tls: the server was started without TLS; restart to serve HTTPS');
+  (server as HttpsServer).setSecureContext(readTlsFiles(tls));
 }
 
 export function closeServer(server: Server): Promise<void> {

@@ -1,0 +1,117 @@
+import { readFileSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { ConfigError, type ExporterConfig } from './config/load';
+
+export type ReloadOutcome = 'applied' | 'rejected' | 'unchanged';
+
+export interface ReloaderDeps {
+  file: string;
+  /** reads and validates the file; throws ConfigError (or any Error) when it is not acceptable */
+  read: (file: string) => ExporterConfig;
+  /** applies a validated configuration; may throw to reject it (e.g. unreadable TLS files) */
+  apply: (config: ExporterConfig) => Promise<object>;
+  logger: Logger;
+  /** quiet time after the last file event before the file is read (editors write in several steps) */
+  debounceMs?: number;
+}
+
+/**
+ * Reloads the configuration on SIGHUP and when the file changes. Reloads run
+ * one at a time. A bad new file is logged and rejected: the running
+ * configuration stays.
+ *
+ * The watch is on the file's directory, not on the file: editors that save by
+ * writing a new file and renaming it over the old one, and Kubernetes, which
+ * updates a mounted ConfigMap by swapping a `..data` symlink, both replace the
+ * file's inode, and a watch on the old inode would go silent. Any event in the
+ * directory leads, after a quiet time, to reading the file; only a content
+ * different from the last one read is applied.
+ */
+export class ConfigReloader {
+  private queue: Promise<unknown> = Promise.resolve();
+  private lastText: string | undefined;
+  private watcher: FSWatcher | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly deps: ReloaderDeps) {
+    this.lastText = this.readText();
+  }
+
+  /** Re-reads the file and applies it, even when its text did not change (its secrets or ${ENV} may have). */
+  reload(trigger: string): Promise<ReloadOutcome> {
+    const run = this.queue.then(() => this.reloadNow(trigger, false));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Starts watching the file's directory. */
+  watch(): void {
+    const file = resolve(this.deps.file);
+    try {
+      this.watcher = watch(dirname(file), { persistent: false }, () => this.scheduleCheck());
+    } catch (error) {
+      this.deps.logger.warn({ dir: dirname(file), err: (error as Error).message }, 'cannot watch the configuration directory; reload with SIGHUP');
+      return;
+    }
+    this.watcher.on('error', (error) => {
+      this.deps.logger.warn({ dir: dirname(file), err: error.message }, 'watching the configuration directory failed; reload with SIGHUP');
+      void this.close();
+    });
+    this.deps.logger.debug({ dir: dirname(file), file: basename(file) }, 'watching the configuration file');
+  }
+
+  /** Stops watching and waits for a reload in progress. */
+  async close(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.watcher?.close();
+    this.watcher = undefined;
+    await this.queue;
+  }
+
+  private scheduleCheck(): void {
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const run = this.queue.then(() => this.reloadNow('file change', true));
+      this.queue = run.catch(() => undefined);
+    }, this.deps.debounceMs ?? 300);
+  }
+
+  /** The file's text; undefined while it does not exist (an editor between delete and rename). */
+  private readText(): string | undefined {
+    try {
+      return readFileSync(this.deps.file, 'utf8');
+    } catch {
+      return undefined;
+    }
+  }
+
+  private async reloadNow(trigger: string, onlyIfChanged: boolean): Promise<ReloadOutcome> {
+    const { logger } = this.deps;
+    const text = this.readText();
+    if (onlyIfChanged) {
+      // Gone for now (being replaced): the rename that follows brings another event.
+      if (text === undefined || text === this.lastText) return 'unchanged';
+    }
+    // Remembered whatever the outcome, so that a broken file is reported once, not at every event.
+    if (text !== undefined) this.lastText = text;
+    let next: ExporterConfig;
+    try {
+      next = this.deps.read(this.deps.file);
+    } catch (error) {
+      const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+      logger.error({ trigger, problems }, 'configuration reload rejected; the previous configuration keeps running');
+      return 'rejected';
+    }
+    try {
+      const change = await this.deps.apply(next);
+      logger.info({ trigger, ...change }, 'configuration reloaded');
+      return 'applied';
+    } catch (error) {
+      logger.error({ trigger, problems: [(error as Error).message] }, 'configuration reload rejected; the previous configuration keeps running');
+      return 'rejected';
+    }
+  }
+}

@@ -1,0 +1,144 @@
+/**
+ * OpenTelemetry traces: the OTLP/HTTP exporter of the NodeSDK, started by
+ * src/main.ts before the rest of the exporter loads.
+ *
+ * Off unless the config file sets `tracing.enabled: true` or the environment
+ * asks for traces (OTEL_TRACES_EXPORTER=otlp, OTEL_EXPORTER_OTLP_ENDPOINT or
+ * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). When off, the SDK is never loaded: the
+ * spans of the collectors and the HTTP core then go to the API's no-op tracer.
+ *
+ * This module may only import node built-ins, `yaml` and types: it runs before
+ * tracing starts.
+ */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import type { NodeSDK } from '@opentelemetry/sdk-node';
+
+/** The `tracing:` section as written in the file (nothing validated: the CLI reports a bad file). */
+export interface TracingFileSettings {
+  enabled?: boolean;
+  endpoint?: string;
+  serviceName?: string;
+}
+
+/** What the SDK is started with. */
+export interface TracingPlan {
+  /** traces URL given by the config file; undefined: the exporter reads OTEL_EXPORTER_OTLP_* */
+  endpoint?: string;
+  /** service.name to set; undefined: OTEL_SERVICE_NAME / OTEL_RESOURCE_ATTRIBUTES decide */
+  serviceName?: string;
+  /** why tracing is on, for the start-up log line */
+  reason: string;
+}
+
+export interface Tracing {
+  plan: TracingPlan;
+  /** exports the spans still buffered and stops; bounded in time, never throws */
+  shutdown(): Promise<void>;
+}
+
+export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
+/** Defined here rather than in cli.ts: main.ts reads the file before loading the CLI. */
+export const DEFAULT_CONFIG_PATH = '/etc/dataprotect-exporter/config.yaml';
+/** Longest wait for the last spans at exit: a dead collector must not hold the process. */
+const SHUTDOWN_TIMEOUT_MS = 5_000;
+
+const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+
+/**
+ * The `tracing:` section of a config file, read without validation. Any
+ * problem (missing file, bad YAML, wrong types) gives {}: tracing then follows
+ * the environment only, and the CLI's full validation reports the problem.
+ */
+export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): TracingFileSettings {
+  let section: unknown;
+  try {
+    section = (parse(readFileSync(file, 'utf8')) as { tracing?: unknown } | null)?.tracing;
+  } catch {
+    return {};
+  }
+  if (!section || typeof section !== 'object') return {};
+  const raw = section as Record<string, unknown>;
+  const text = (value: unknown): string | undefined => {
+    if (typeof value !== 'string') return undefined;
+    const names = [...value.matchAll(ENV_REF)].map((match) => match[1] as string);
+    if (names.some((name) => env[name] === undefined)) return undefined; // the CLI reports the unset variable
+    const substituted = value.replace(ENV_REF, (_match, name: string) => env[name] as string);
+    return substituted === '' ? undefined : substituted;
+  };
+  const settings: TracingFileSettings = {};
+  if (typeof raw.enabled === 'boolean') settings.enabled = raw.enabled;
+  const endpoint = text(raw.endpoint);
+  if (endpoint) settings.endpoint = endpoint;
+  const serviceName = text(raw.serviceName);
+  if (serviceName) settings.serviceName = serviceName;
+  return settings;
+}
+
+const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';
+const listOf = (value: string | undefined): string[] =>
+  (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
+
+/**
+ * Whether and how to trace. The config file's values win over the OTEL_*
+ * variables, which fill in what the file leaves unset. OTEL_SDK_DISABLED=true
+ * and OTEL_TRACES_EXPORTER=none turn tracing off whatever the file says.
+ */
+export function planTracing(file: TracingFileSettings, env: NodeJS.ProcessEnv = process.env): TracingPlan | undefined {
+  const exporters = listOf(env.OTEL_TRACES_EXPORTER);
+  if (isTrue(env.OTEL_SDK_DISABLED) || exporters.includes('none')) return undefined;
+  let reason: string | undefined;
+  if (file.enabled === true) reason = 'tracing.enabled in the configuration file';
+  else if (exporters.includes('otlp')) reason = 'OTEL_TRACES_EXPORTER=otlp';
+  else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) reason = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
+  else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) reason = 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  if (!reason) return undefined;
+  const serviceNameFromEnv = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
+  const serviceName = file.serviceName ?? (serviceNameFromEnv ? undefined : DEFAULT_SERVICE_NAME);
+  return {
+    ...(file.endpoint ? { endpoint: file.endpoint } : {}),
+    ...(serviceName ? { serviceName } : {}),
+    reason,
+  };
+}
+
+/**
+ * Starts the NodeSDK with an OTLP/HTTP trace exporter (batching, sampler and
+ * headers from the OTEL_* variables) and an AsyncLocalStorage context manager.
+ * Traces only: the SDK's default metric and log exporters are switched off
+ * (the metrics are Prometheus's business).
+ */
+export function startTracing(plan: TracingPlan): Tracing {
+  // Loaded here, not at the top: when tracing is off the SDK costs nothing.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  const sdk: NodeSDK = new Sdk({
+    traceExporter: new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}),
+    ...(plan.serviceName ? { serviceName: plan.serviceName } : {}),
+    instrumentations: [],
+    metricReaders: [],
+    logRecordProcessors: [],
+  });
+  sdk.start();
+  let stopping: Promise<void> | undefined;
+  return {
+    plan,
+    shutdown: () =>
+      (stopping ??= Promise.race([
+        sdk.shutdown().catch(() => undefined),
+        new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref()),
+      ])),
+  };
+}
+
+/** The config file named on a command line (`--config FILE` or `--config=FILE`), if any. */
+export function configFileFromArgs(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    if (arg === '--config') return argv[i + 1];
+    if (arg.startsWith('--config=')) return arg.slice('--config='.length);
+  }
+  return undefined;
+}
