@@ -81,8 +81,10 @@ export async function* randomPages<S extends z.ZodType>(
     }
     const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
     if (items.length > 0) yield items;
+    // Without page information the answer is the whole list (asking for page 2
+    // of a service that ignores `page` would return the same items forever).
     const totalPages = envelope.page?.totalPages;
-    const last = items.length === 0 || (totalPages != null ? page >= totalPages : items.length < spec.pageSize);
+    const last = items.length === 0 || totalPages == null || page >= totalPages;
     if (last) return;
     if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `random paging did not end after ${MAX_PAGES} pages`);
   }

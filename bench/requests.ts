@@ -1,0 +1,116 @@
+/**
+ * npm run bench:requests — how many requests the management collectors make.
+ *
+ * Starts a 10,000-asset simulator in-process, runs every management collector
+ * once cold (no state, nothing shared), then once warm (the clock advanced a
+ * little, state and shared values from the cold round), and prints the
+ * requests the simulator answered in each round, per endpoint template.
+ *
+ *   npm run bench:requests [-- --assets 10000 --advance 60 --page-size 1000]
+ */
+import pino from 'pino';
+import { ManagementClient } from '../src/clients/management/client';
+import { MANAGEMENT_COLLECTORS } from '../src/collectors/management';
+import type { CollectorDefinition, SharedKey } from '../src/collectors/types';
+import { parseConfig, type TargetConfig } from '../src/config/load';
+import { startSimulator } from '../src/simulator';
+
+interface Options {
+  assets: number;
+  advanceSeconds: number;
+  pageSize: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { assets: 10_000, advanceSeconds: 60, pageSize: 1000 };
+  for (let i = 0; i < argv.length; i += 2) {
+    const value = Number(argv[i + 1]);
+    if (!Number.isFinite(value) || value <= 0) throw new Error(`bad value for ${argv[i]}`);
+    if (argv[i] === '--assets') options.assets = value;
+    else if (argv[i] === '--advance') options.advanceSeconds = value;
+    else if (argv[i] === '--page-size') options.pageSize = value;
+    else throw new Error(`unknown option ${argv[i]}`);
+  }
+  return options;
+}
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  const logger = pino({ level: 'warn' });
+  const started = performance.now();
+  const sim = await startSimulator({ seed: 7, size: { assets: options.assets } });
+  const generatedIn = (performance.now() - started) / 1000;
+  const config = parseConfig({
+    targets: [{ name: 'bench', kind: 'management', url: sim.urls.management, username: sim.username, password: sim.password, pageSize: options.pageSize }],
+  });
+  const target = config.targets[0] as TargetConfig;
+
+  // Count per endpoint template through the client's request observer.
+  let counts = new Map<string, number>();
+  const client = new ManagementClient(target, {
+    logger,
+    observer: {
+      onRequest: ({ endpoint }) => counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1),
+    },
+  });
+  const shared = new Map<string, unknown>();
+  const states = new Map<string, unknown>();
+
+  const round = async (label: string): Promise<{ byCollector: Array<[string, number, number]>; byEndpoint: Map<string, number>; total: number }> => {
+    counts = new Map();
+    sim.stats.reset();
+    const byCollector: Array<[string, number, number]> = [];
+    for (const definition of MANAGEMENT_COLLECTORS as ReadonlyArray<CollectorDefinition<'management', unknown>>) {
+      const before = sim.stats.total('management');
+      const t0 = performance.now();
+      const result = await definition.collect(
+        {
+          target,
+          client,
+          settings: config.collection,
+          logger,
+          state: states.get(definition.name),
+          shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
+          now: () => sim.clock.now(),
+        },
+        AbortSignal.timeout(300_000),
+      );
+      states.set(definition.name, result.state);
+      for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
+      byCollector.push([definition.name, sim.stats.total('management') - before, (performance.now() - t0) / 1000]);
+    }
+    // The client's request observer sees the endpoint templates (retries and logins included).
+    const byEndpoint = counts;
+    const total = sim.stats.total('management');
+    process.stdout.write(`\n${label}: ${total} requests\n`);
+    return { byCollector, byEndpoint, total };
+  };
+
+  try {
+    const cold = await round('cold');
+    sim.clock.advance(options.advanceSeconds * 1000);
+    const warm = await round(`warm (clock advanced ${options.advanceSeconds} s)`);
+
+    const pad = (s: string, n: number): string => s.padEnd(n);
+    process.stdout.write(`\nestate: ${options.assets} assets, ${sim.estate.management.copyCount()} copies, ${sim.estate.management.activityCount()} activities; pageSize ${options.pageSize}; generated in ${generatedIn.toFixed(1)} s\n\n`);
+    process.stdout.write(`| collector | cold requests | cold s | warm requests | warm s |\n|---|---:|---:|---:|---:|\n`);
+    cold.byCollector.forEach(([name, n, s], i) => {
+      const [, wn, ws] = warm.byCollector[i] as [string, number, number];
+      process.stdout.write(`| ${pad(name, 20)} | ${n} | ${s.toFixed(2)} | ${wn} | ${ws.toFixed(2)} |\n`);
+    });
+    process.stdout.write(`| **total** | **${cold.total}** | | **${warm.total}** | |\n\n`);
+    const endpoints = [...new Set([...cold.byEndpoint.keys(), ...warm.byEndpoint.keys()])].sort();
+    process.stdout.write(`| endpoint | cold | warm |\n|---|---:|---:|\n`);
+    for (const endpoint of endpoints) {
+      process.stdout.write(`| ${endpoint} | ${cold.byEndpoint.get(endpoint) ?? 0} | ${warm.byEndpoint.get(endpoint) ?? 0} |\n`);
+    }
+  } finally {
+    await client.close();
+    await sim.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,163 @@
+/**
+ * The management client against a deliberately misbehaving service on
+ * loopback: answers the simulator would never give (wrong item shapes, a
+ * reused queryState token, odd statuses), to prove the client turns each into
+ * a bounded ApiError instead of a crash or a wrong number.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ManagementClient } from '../../src/clients/management/client';
+import { collectAll } from '../../src/clients/management/paging';
+import { parseConfig, type TargetConfig } from '../../src/config/load';
+import { silentLogger } from '../support/collect';
+
+type Handler = (url: URL, req: http.IncomingMessage) => { status: number; body: unknown; headers?: Record<string, string> };
+
+let server: http.Server;
+let baseUrl: string;
+let handler: Handler;
+const requests: string[] = [];
+
+beforeAll(async () => {
+  server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    requests.push(`${req.method} ${url.pathname}${url.search}`);
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      const answer =
+        url.pathname === '/api/v2/login'
+          ? { status: 200, body: { access_token: 'tok', token_type: 'Bearer', expires_in: 3600 } }
+          : url.pathname === '/api/v2/logout'
+            ? { status: 204, body: '' }
+            : handler(url, req);
+      res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+      res.end(typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+});
+
+function makeClient(overrides: Record<string, unknown> = {}): ManagementClient {
+  const config = parseConfig({ targets: [{ name: 'stub', kind: 'management', url: baseUrl, username: 'u', password: 's3cret-pass', pageSize: 2, ...overrides }] });
+  return new ManagementClient(config.targets[0] as TargetConfig, { logger: silentLogger, http: { backoffBaseMs: 5 } });
+}
+
+const asset = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+  id,
+  name: `asset ${id}`,
+  type: 'HV_VIRTUAL_MACHINE',
+  size: 10,
+  lastAvailableCopyTime: '2026-11-20T10:00:00Z',
+  ...extra,
+});
+
+describe('management client: answers of the wrong shape', () => {
+  let client: ManagementClient;
+  beforeEach(() => {
+    requests.length = 0;
+    client = makeClient();
+  });
+  afterEach(() => client.close());
+
+  it('passes unknown fields and enum values through', async () => {
+    handler = () => ({ status: 200, body: { content: [asset('a', { protectionStatus: 'SOMETHING_NEW', brandNew: { x: 1 } })], page: { queryState: 'END' } } });
+    const page = await first(client.assets());
+    expect(page).toEqual([expect.objectContaining({ id: 'a', protectionStatus: 'SOMETHING_NEW', lastAvailableCopyTime: Date.parse('2026-11-20T10:00:00Z') })]);
+  });
+
+  it('names the endpoint, item and field when a required field is missing or of the wrong type', async () => {
+    handler = () => ({ status: 200, body: { content: [asset('a'), asset('b', { lastAvailableCopyTime: undefined })], page: { queryState: 'END' } } });
+    await expect(collectAll(client.assets())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: expect.stringMatching(/^\/api\/v2\/assets: invalid item \(id b\): content\[1\]\.lastAvailableCopyTime: .*missing/),
+    });
+    handler = () => ({ status: 200, body: { content: [asset('a', { size: '10 GB' })], page: { queryState: 'END' } } });
+    await expect(collectAll(client.assets())).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('content[0].size: expected number, got string') });
+    handler = () => ({ status: 200, body: { content: [asset('a', { lastAvailableCopyTime: 'yesterday' })], page: { queryState: 'END' } } });
+    await expect(collectAll(client.assets())).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('not an ISO 8601 timestamp') });
+  });
+
+  it('refuses an envelope without content or without a serial queryState', async () => {
+    handler = () => ({ status: 200, body: { items: [] } });
+    await expect(collectAll(client.assets())).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('body.content') });
+    handler = () => ({ status: 200, body: { content: [asset('a')], page: { number: 1, totalPages: 1 } } });
+    await expect(collectAll(client.assets())).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('body.page.queryState') });
+  });
+
+  it('stops when the service hands back a queryState token already used, without sending it again', async () => {
+    handler = (url) => ({ status: 200, body: { content: [asset(url.searchParams.get('queryState') ?? '?')], page: { queryState: 'same-token' } } });
+    await expect(collectAll(client.assets())).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('never sent twice') });
+    const sent = requests.filter((r) => r.startsWith('GET /api/v2/assets'));
+    expect(sent).toEqual(['GET /api/v2/assets?pageSize=2&queryState=BEGIN', 'GET /api/v2/assets?pageSize=2&queryState=same-token']);
+  });
+
+  it('sends serial paging exactly as the seed says: BEGIN with the filter, then only pageSize and the token, never END', async () => {
+    const tokens = ['t1', 't2', 'END'];
+    handler = (url) => {
+      const state = url.searchParams.get('queryState');
+      const index = state === 'BEGIN' ? 0 : tokens.indexOf(state ?? '') + 1;
+      return { status: 200, body: { content: [asset(`x${index}`)], page: { size: 2, queryState: tokens[index] } } };
+    };
+    const { and, eq } = await import('../../src/clients/management/filter');
+    const items = await collectAll(client.assets({ filter: and(eq('name', 'a "b"'), eq('deleted', false)) }));
+    expect(items.map((a) => a.id)).toEqual(['x0', 'x1', 'x2']); // the END page's content included
+    expect(requests.filter((r) => r.startsWith('GET'))).toEqual([
+      `GET /api/v2/assets?filter=${encodeURIComponent('name eq "a \\"b\\"" and deleted eq false')}&pageSize=2&queryState=BEGIN`,
+      'GET /api/v2/assets?pageSize=2&queryState=t1',
+      'GET /api/v2/assets?pageSize=2&queryState=t2',
+    ]);
+  });
+
+  it('turns an error status into a status error with the bounded reason of the error body', async () => {
+    handler = () => ({ status: 404, body: { code: 404, reason: `The resource is not supported ${'x'.repeat(500)}`, remediation: null, timestamp: 1, path: '/x', extendedInfo: null } });
+    const error = await collectAll(client.assetCopies('a/b')).catch((e: unknown) => e as Error & { kind: string; status: number });
+    expect(error).toMatchObject({ kind: 'status', status: 404 });
+    expect(error.message).toMatch(/^\/api\/v2\/assets\/\{id\}\/copies: HTTP 404: The resource is not supported x+\.\.\.$/);
+    expect(error.message.length).toBeLessThan(260);
+    expect(requests).toContain('GET /api/v2/assets/a%2Fb/copies?page=1&pageSize=2');
+  });
+
+  it('does not retry a 400 and never shows the password in an error', async () => {
+    handler = () => ({ status: 400, body: { code: 400, reason: 'bad filter' } });
+    await expect(collectAll(client.alerts())).rejects.toMatchObject({ kind: 'status', status: 400 });
+    expect(requests.filter((r) => r.startsWith('GET'))).toHaveLength(1);
+
+    const denied = makeClient({ username: 'nobody' });
+    const original = server.listeners('request')[0] as http.RequestListener;
+    server.removeAllListeners('request');
+    server.on('request', (req, res) => {
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ code: 401, reason: 'Invalid credentials' }));
+    });
+    try {
+      const error = (await collectAll(denied.alerts()).catch((e: unknown) => e)) as Error & { kind: string };
+      expect(error.kind).toBe('auth');
+      expect(error.message).toContain('login rejected for user nobody (HTTP 401): Invalid credentials');
+      expect(error.message).not.toContain('s3cret-pass');
+    } finally {
+      server.removeAllListeners('request');
+      server.on('request', original);
+      await denied.close();
+    }
+  });
+
+  it('reads cloud DR sessions as a bare array or as an envelope', async () => {
+    const session = { id: 's1', assetName: 'vm', drType: 'Test', region: 'r', status: 'READY', instanceId: 'i', copyTime: '2026-11-20T10:00:00Z' };
+    handler = () => ({ status: 200, body: [session] });
+    expect(await client.cloudDrSessions()).toEqual([expect.objectContaining({ id: 's1', drType: 'Test' })]);
+    handler = () => ({ status: 200, body: { content: [session, { ...session, id: 's2', status: 'FAILED_OVER' }] } });
+    expect((await client.cloudDrSessions()).map((s) => s.status)).toEqual(['READY', 'FAILED_OVER']);
+  });
+});
+
+async function first<T>(pages: AsyncGenerator<T[]>): Promise<T[]> {
+  const next = await pages.next();
+  await pages.return(undefined);
+  return next.done ? [] : next.value;
+}
