@@ -204,7 +204,7 @@ describe('replication plugin API', () => {
 
   it('answers 429 with Retry-After under load (replicationMaxConcurrent)', async () => {
     faults.replicationMaxConcurrent = 1;
-    faults.add({ api: 'replication', path: '/api/v1/vms', fault: { kind: 'latency', ms: 300 } });
+    faults.add({ api: 'replication', path: '/api/v1/vms', fault: { kind: 'latency', ms: 1500 } });
     const results = await Promise.all([get('/api/v1/vms'), get('/api/v1/vms'), get('/api/v1/vms')]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 429, 429]);
     const rejected = results.find((r) => r.status === 429)!;
