@@ -13,9 +13,16 @@
 import { z } from 'zod';
 import { ApiError } from '../errors';
 
+/**
+ * The ISO 8601 date-time forms the service sends (date, time, optional
+ * fraction, Z or an offset). Date.parse alone is not enough: it also reads
+ * "12" or "May 3" as some date, which would give a wrong timestamp, not an error.
+ */
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
 /** An ISO 8601 timestamp string, as epoch milliseconds. */
 const timestamp = z.string().transform((text, ctx) => {
-  const ms = Date.parse(text);
+  const ms = ISO_8601.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms)) {
     ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text.slice(0, 40))} is not an ISO 8601 timestamp` });
     return z.NEVER;
