@@ -5,9 +5,9 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiError } from '../../src/clients/errors';
-import { desc, type ReplicationClient } from '../../src/clients/replication/client';
+import { desc, ReplicationClient } from '../../src/clients/replication/client';
 import { parseConfig, type TargetConfig } from '../../src/config/load';
-import { clientFor } from '../support/collect';
+import { silentLogger } from '../support/collect';
 
 describe('ReplicationClient on the wire', () => {
   let server: http.Server;
@@ -33,7 +33,7 @@ describe('ReplicationClient on the wire', () => {
     const config = parseConfig({
       targets: [{ name: 'wire', kind: 'replication', url: `http://127.0.0.1:${port}`, username: 'vsphere.local\\admin', password: 'pä:ss', maxAttempts: 1 }],
     });
-    client = clientFor(config.targets[0] as TargetConfig & { kind: 'replication' });
+    client = new ReplicationClient(config.targets[0] as TargetConfig, { logger: silentLogger });
   });
   afterEach(async () => {
     await client.close();

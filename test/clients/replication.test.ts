@@ -2,11 +2,15 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { ReplicationClient, desc } from '../../src/clients/replication/client';
 import { ApiError } from '../../src/clients/errors';
 import type { RequestObserver } from '../../src/clients/http';
-import { clientFor, simulatorTarget } from '../support/collect';
+import type { TargetConfig } from '../../src/config/load';
+import { silentLogger, simulatorTarget } from '../support/collect';
 
 const SMALL = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 60, replicationClusters: 3, storageSystems: 1 };
 
 type RequestEvent = Parameters<RequestObserver['onRequest']>[0];
+
+const clientFor = (target: TargetConfig, observer?: RequestObserver) =>
+  new ReplicationClient(target, { logger: silentLogger, ...(observer ? { observer } : {}) });
 
 describe('ReplicationClient against the simulated plugin', () => {
   let sim: RunningSimulator;

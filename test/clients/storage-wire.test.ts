@@ -6,9 +6,10 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ApiError } from '../../src/clients/errors';
+import type { RequestObserver } from '../../src/clients/http';
 import { StorageClient } from '../../src/clients/storage/client';
 import { parseConfig, type TargetConfig } from '../../src/config/load';
-import { clientFor } from '../support/collect';
+import { silentLogger } from '../support/collect';
 
 interface Seen {
   method: string;
@@ -18,6 +19,9 @@ interface Seen {
 }
 
 type Handler = (req: Seen) => { status: number; body?: unknown; raw?: string; headers?: Record<string, string> };
+
+const clientFor = (target: TargetConfig, observer?: RequestObserver) =>
+  new StorageClient(target, { logger: silentLogger, ...(observer ? { observer } : {}) });
 
 const SYSTEM = { name: 'dd-solo', uuid: 'aaaa:bbbb', model: 'DD6900', version: '7.13' };
 

@@ -6,13 +6,17 @@ import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { StorageClient, restSystemPath, type StorageSystemRef } from '../../src/clients/storage/client';
 import type { ApiError } from '../../src/clients/errors';
 import type { RequestObserver } from '../../src/clients/http';
-import { clientFor, simulatorTarget } from '../support/collect';
+import type { TargetConfig } from '../../src/config/load';
+import { silentLogger, simulatorTarget } from '../support/collect';
 
 const SMALL = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 5, replicationClusters: 1, storageSystems: 3 };
 const START = new Date('2026-04-01T06:30:00Z');
 const TOKEN_TTL_SECONDS = 600;
 
 type RequestEvent = Parameters<RequestObserver['onRequest']>[0];
+
+const clientFor = (target: TargetConfig, observer?: RequestObserver) =>
+  new StorageClient(target, { logger: silentLogger, ...(observer ? { observer } : {}) });
 
 describe('StorageClient against the simulated management center and appliance', () => {
   let sim: RunningSimulator;

@@ -1,0 +1,146 @@
+import { startSimulator, type RunningSimulator } from '../../../src/simulator';
+import type { ReplicationClient } from '../../../src/clients/replication/client';
+import type { TargetConfig } from '../../../src/config/load';
+import { clustersCollector } from '../../../src/collectors/replication/clusters';
+import { groupsCollector } from '../../../src/collectors/replication/groups';
+import { vmsCollector } from '../../../src/collectors/replication/vms';
+import { REPLICATION_COLLECTORS } from '../../../src/collectors/replication';
+import { metricFamily } from '../../../src/metrics/catalog';
+import type { CollectResult } from '../../../src/collectors/types';
+import { clientFor, runCollector, samplesNamed, simulatorTarget, valueOf } from '../../support/collect';
+
+const SIZE = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 80, replicationClusters: 4, storageSystems: 1 };
+const MIB = 1024 * 1024;
+
+describe('replication collectors against the simulated plugin', () => {
+  let sim: RunningSimulator;
+  let target: TargetConfig;
+  let client: ReplicationClient;
+
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 7, size: SIZE, startTime: new Date('2026-02-10T12:00:00Z') });
+    target = simulatorTarget(sim, 'replication', { maxAttempts: 2 });
+    client = clientFor(target as TargetConfig & { kind: 'replication' });
+  });
+  afterAll(async () => {
+    await client.close();
+    await sim.close();
+  });
+  beforeEach(() => {
+    sim.faults.clear();
+  });
+
+  const run = <S>(definition: Parameters<typeof runCollector<'replication', S>>[0]) => runCollector(definition, { target, client });
+
+  /** every sample uses a catalog family, exactly its labels, and no two share labels */
+  const expectWellFormed = (result: CollectResult<unknown>): void => {
+    const keys = new Set<string>();
+    for (const sample of result.samples) {
+      expect(Object.keys(sample.labels).sort()).toEqual([...metricFamily(sample.name).labels].sort());
+      const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
+      expect(keys.has(key)).toBe(false);
+      keys.add(key);
+    }
+  };
+
+  it('lists the three collectors with the metrics they emit', () => {
+    expect(REPLICATION_COLLECTORS.map((c) => c.name)).toEqual(['clusters', 'groups', 'vms']);
+    for (const collector of REPLICATION_COLLECTORS) for (const name of collector.metrics) expect(metricFamily(name).name).toBe(name);
+  });
+
+  it('reports connected, disconnected and unregistered clusters', async () => {
+    const result = await run(clustersCollector);
+    expectWellFormed(result);
+    const truth = sim.estate.replication.clusters;
+    expect(truth.some((c) => !c.isRegistered)).toBe(true);
+    expect(truth.some((c) => c.isRegistered && c.connectionStatus !== 'OK')).toBe(true);
+    expect(samplesNamed(result, 'dataprotect_replication_cluster_connected')).toHaveLength(truth.length);
+    for (const cluster of truth) {
+      const expected = cluster.isRegistered && cluster.connectionStatus === 'OK' ? 1 : 0;
+      expect(valueOf(result, 'dataprotect_replication_cluster_connected', { rep_cluster: cluster.name })).toBe(expected);
+    }
+  });
+
+  it('follows a cluster losing its connection', async () => {
+    const cluster = sim.estate.replication.clusters[0]!;
+    sim.estate.replication.setClusterConnection(cluster.id, 'ERROR');
+    try {
+      expect(valueOf(await run(clustersCollector), 'dataprotect_replication_cluster_connected', { rep_cluster: cluster.name })).toBe(0);
+    } finally {
+      sim.estate.replication.setClusterConnection(cluster.id, 'OK');
+    }
+    expect(valueOf(await run(clustersCollector), 'dataprotect_replication_cluster_connected', { rep_cluster: cluster.name })).toBe(1);
+  });
+
+  it('reports one info series per consistency group', async () => {
+    const result = await run(groupsCollector);
+    expectWellFormed(result);
+    const names = samplesNamed(result, 'dataprotect_replication_group_info').map((s) => s.labels.group);
+    expect(names.sort()).toEqual(sim.estate.replication.groups.map((g) => g.name).sort());
+  });
+
+  it('reports every VM: info, status state set, disk bytes, and counts that equal the truth', async () => {
+    const result = await run(vmsCollector);
+    expectWellFormed(result);
+    const vms = sim.estate.replication.vms;
+    expect(vms.some((v) => v.status === 'PAUSED')).toBe(true);
+    expect(samplesNamed(result, 'dataprotect_replication_vm_info')).toHaveLength(vms.length);
+    for (const vm of vms) {
+      const where = { vm_id: vm.id, group: vm.groupName, rep_cluster: vm.repClusterName, role: vm.role };
+      expect(valueOf(result, 'dataprotect_replication_vm_info', { ...where, vm_name: vm.name, guest_os: vm.guestOsType })).toBe(1);
+      expect(valueOf(result, 'dataprotect_replication_vm_status', { ...where, status: 'ACTIVE' })).toBe(vm.status === 'ACTIVE' ? 1 : 0);
+      expect(valueOf(result, 'dataprotect_replication_vm_status', { ...where, status: 'PAUSED' })).toBe(vm.status === 'PAUSED' ? 1 : 0);
+      const mb = (included: boolean) => vm.vmdks.filter((d) => d.included === included).reduce((sum, d) => sum + d.sizeInMB, 0);
+      expect(valueOf(result, 'dataprotect_replication_vm_disk_bytes', { vm_id: vm.id, included: 'true' })).toBe(mb(true) * MIB);
+      expect(valueOf(result, 'dataprotect_replication_vm_disk_bytes', { vm_id: vm.id, included: 'false' })).toBe(mb(false) * MIB);
+    }
+    for (const cluster of new Set(vms.map((v) => v.repClusterName))) {
+      for (const role of ['PRODUCTION', 'REPLICA']) {
+        for (const status of ['ACTIVE', 'PAUSED']) {
+          const expected = vms.filter((v) => v.repClusterName === cluster && v.role === role && v.status === status).length;
+          expect(valueOf(result, 'dataprotect_replication_vms', { rep_cluster: cluster, role, status })).toBe(expected);
+        }
+      }
+    }
+    const counted = samplesNamed(result, 'dataprotect_replication_vms').reduce((sum, s) => sum + s.value, 0);
+    expect(counted).toBe(vms.length);
+  });
+
+  it('follows VMs pausing as simulated time passes', async () => {
+    const pausedBefore = sim.estate.replication.vms.filter((v) => v.status === 'PAUSED').map((v) => v.id);
+    sim.clock.advance(7 * 24 * 3_600_000);
+    const pausedAfter = sim.estate.replication.vms.filter((v) => v.status === 'PAUSED').map((v) => v.id);
+    expect(pausedAfter).not.toEqual(pausedBefore);
+    const result = await run(vmsCollector);
+    const reportedPaused = samplesNamed(result, 'dataprotect_replication_vm_status')
+      .filter((s) => s.labels.status === 'PAUSED' && s.value === 1)
+      .map((s) => s.labels.vm_id);
+    expect(reportedPaused.sort()).toEqual(pausedAfter.sort());
+  });
+
+  it('gives an unknown status its own series, and drops a VM that disappears', async () => {
+    const [odd, gone] = sim.estate.replication.vms;
+    sim.estate.replication.setVmStatus(odd!.id, 'MIGRATING');
+    sim.estate.replication.removeVm(gone!.id);
+    const result = await run(vmsCollector);
+    const statuses = samplesNamed(result, 'dataprotect_replication_vm_status').filter((s) => s.labels.vm_id === odd!.id);
+    expect(statuses.map((s) => [s.labels.status, s.value]).sort()).toEqual([
+      ['ACTIVE', 0],
+      ['MIGRATING', 1],
+      ['PAUSED', 0],
+    ]);
+    expect(valueOf(result, 'dataprotect_replication_vms', { rep_cluster: odd!.repClusterName, role: odd!.role, status: 'MIGRATING' })).toBe(1);
+    expect(result.samples.some((s) => s.labels.vm_id === gone!.id)).toBe(false);
+  });
+
+  it('fails the run on a malformed answer instead of reporting partial numbers', async () => {
+    sim.faults.add({ api: 'replication', path: '/api/v1/vms', times: 1, fault: { kind: 'malformed' } });
+    await expect(run(vmsCollector)).rejects.toMatchObject({ kind: 'parse' });
+  });
+
+  it('rides out a 429 with Retry-After', async () => {
+    sim.faults.add({ api: 'replication', path: '/api/v1/rep-clusters', times: 1, fault: { kind: 'status', status: 429, retryAfterSeconds: 0 } });
+    const result = await run(clustersCollector);
+    expect(samplesNamed(result, 'dataprotect_replication_cluster_connected')).toHaveLength(sim.estate.replication.clusters.length);
+  });
+});
