@@ -176,7 +176,7 @@ async function outcome(body: unknown, rest: unknown, call: () => Promise<unknown
   try {
     return { ok: true, value: await call() };
   } catch (error) {
-    if (!(error instanceof ApiError)) throw new Error(`not an ApiError: ${(error as Error)?.stack ?? String(error)}`);
+    if (!(error instanceof ApiError)) throw new Error(`not an ApiError: ${String(error)}`, { cause: error });
     expect(error.message.length).toBeLessThan(1000);
     return { ok: false, error };
   }
