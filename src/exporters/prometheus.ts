@@ -48,7 +48,9 @@ export class SelfMetrics implements RequestObserver {
       for (const value of data.values) {
         if (target !== undefined && value.labels.target !== target) continue;
         const name = (value as { metricName?: string }).metricName ?? data.name;
-        text += formatSample(name, value.labels as Record<string, string>, value.value);
+        // prom-client gives histogram bucket bounds (le) as numbers
+        const labels = Object.fromEntries(Object.entries(value.labels).map(([key, label]) => [key, String(label)]));
+        text += formatSample(name, labels, value.value);
       }
       if (text) out.set(data.name, text);
     }
