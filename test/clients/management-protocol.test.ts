@@ -116,7 +116,7 @@ describe('management client: answers of the wrong shape', () => {
 
   it('turns an error status into a status error with the bounded reason of the error body', async () => {
     handler = () => ({ status: 404, body: { code: 404, reason: `The resource is not supported ${'x'.repeat(500)}`, remediation: null, timestamp: 1, path: '/x', extendedInfo: null } });
-    const error = await collectAll(client.assetCopies('a/b')).catch((e: unknown) => e as Error & { kind: string; status: number });
+    const error = (await collectAll(client.assetCopies('a/b')).catch((e: unknown) => e)) as Error & { kind: string; status: number };
     expect(error).toMatchObject({ kind: 'status', status: 404 });
     expect(error.message).toMatch(/^\/api\/v2\/assets\/\{id\}\/copies: HTTP 404: The resource is not supported x+\.\.\.$/);
     expect(error.message.length).toBeLessThan(260);

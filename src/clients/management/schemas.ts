@@ -76,11 +76,14 @@ export type LatestCopy = z.output<typeof latestCopySchema>;
 
 export const copyMetricsSchema = z.object({
   assetId: z.string().min(1),
+  totalNumbers: z.number().nullish(),
   stageCopyMetrics: z
     .array(
       z.object({
         stageType: z.string(),
+        copyCount: z.number().nullish(),
         latestCopyTime: timestamp.nullish(),
+        oldestCopyTime: timestamp.nullish(),
       }),
     )
     .nullish(),

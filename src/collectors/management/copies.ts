@@ -5,6 +5,9 @@
  * every run. An asset's copies are read again only when
  *   - the asset is new to this collector, or
  *   - its lastAvailableCopyTime or updatedAt changed since they were read, or
+ *   - the fingerprint of its copy metrics (published by the copy-metrics
+ *     collector) changed: that shows copies tiered to the cloud, deleted by
+ *     the service, or added while lastAvailableCopyTime lags, or
  *   - its periodic re-read is due: every asset is re-read once per
  *     `collection.copiesFullRescanPeriod`; the first re-read after a cold
  *     start falls at a per-asset point in the second half of the period, so
@@ -20,7 +23,7 @@ import { isApiError } from '../../clients/errors';
 import { collectAll } from '../../clients/management/paging';
 import type { Copy } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
-import { currentAssets, forEachConcurrent, perAssetSeriesFor, type AssetRecord } from './shared';
+import { COPY_FINGERPRINTS, currentAssets, fnv1a, forEachConcurrent, perAssetSeriesFor, type AssetRecord } from './shared';
 
 export interface LocationCopies {
   readonly count: number;
@@ -35,6 +38,8 @@ export interface AssetCopies {
   /** the asset's fields when its copies were read: a change triggers a re-read */
   readonly lastAvailableCopyTime: number | null;
   readonly updatedAt: number | null;
+  /** the copy-metrics fingerprint when the copies were read (null: none was published yet) */
+  readonly fingerprint: number | null;
   readonly readAt: number;
   /** when the periodic re-read is due (exporter clock, epoch ms) */
   readonly dueAt: number;
@@ -57,17 +62,25 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const { list, pages: listPages } = await currentAssets(ctx, signal);
     const previous = ctx.state?.assets;
 
+    const fingerprints = ctx.shared.get(COPY_FINGERPRINTS)?.byAsset;
     const next = new Map<string, AssetCopies>();
     const toRead: AssetRecord[] = [];
     for (const asset of list.assets.values()) {
       const known = previous?.get(asset.id);
+      const fingerprint = fingerprints?.get(asset.id) ?? null;
       const changed =
         known === undefined ||
         known.lastAvailableCopyTime !== asset.lastAvailableCopyTime ||
         known.updatedAt !== asset.updatedAt ||
+        (known.fingerprint !== null && fingerprint !== null && known.fingerprint !== fingerprint) ||
         now >= known.dueAt;
-      if (changed) toRead.push(asset);
-      else next.set(asset.id, dropExpired(known, now));
+      if (changed) {
+        toRead.push(asset);
+        continue;
+      }
+      // A fingerprint that was not known at the read is adopted as it is now.
+      const current = known.fingerprint === null && fingerprint !== null ? { ...known, fingerprint } : known;
+      next.set(asset.id, dropExpired(current, now));
     }
 
     let requests = 0;
@@ -87,6 +100,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
       next.set(asset.id, {
         lastAvailableCopyTime: asset.lastAvailableCopyTime,
         updatedAt: asset.updatedAt,
+        fingerprint: fingerprints?.get(asset.id) ?? null,
         readAt: now,
         dueAt,
         locations: aggregate(copies, now),
@@ -158,12 +172,7 @@ export function dropExpired(entry: AssetCopies, now: number): AssetCopies {
   return { ...entry, locations };
 }
 
-/** A stable number in [0, 1) from the asset id (FNV-1a), to spread re-reads over the period. */
+/** A stable number in [0, 1) from the asset id, to spread re-reads over the period. */
 function spread(id: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    hash ^= id.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return (hash >>> 0) / 2 ** 32;
+  return fnv1a(id) / 2 ** 32;
 }

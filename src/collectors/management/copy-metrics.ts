@@ -4,9 +4,14 @@
  * recency of replicated and cloud-tier copies can be watched like backups.
  * When an asset has several stages of one type, the newest of them counts.
  * Assets missing from the asset list (deleted) are left out.
+ *
+ * It publishes a fingerprint of each asset's copy metrics
+ * (COPY_FINGERPRINTS), the copies collector's signal that an asset's copies
+ * changed.
  */
 import { defineCollector, type Sample } from '../types';
-import { currentAssets, perAssetSeriesFor } from './shared';
+import { COPY_FINGERPRINTS, currentAssets, fnv1a, perAssetSeriesFor } from './shared';
+import type { CopyMetrics } from '../../clients/management/schemas';
 
 export const copyMetricsCollector = defineCollector<'management'>({
   name: 'copy-metrics',
@@ -18,12 +23,14 @@ export const copyMetricsCollector = defineCollector<'management'>({
     const target = ctx.target.name;
     const { list, pages: listPages } = await currentAssets(ctx, signal);
     const newest = new Map<string, Map<string, number>>();
+    const fingerprints = new Map<string, number>();
     let pages = 0;
     let items = 0;
     for await (const page of ctx.client.copyMetrics({}, signal)) {
       pages += 1;
       for (const metrics of page) {
         items += 1;
+        fingerprints.set(metrics.assetId, fingerprint(metrics, fingerprints.get(metrics.assetId)));
         const asset = list.assets.get(metrics.assetId);
         if (!asset || !perAssetSeriesFor(ctx.settings, asset)) continue;
         let byStage = newest.get(asset.id);
@@ -47,6 +54,19 @@ export const copyMetricsCollector = defineCollector<'management'>({
         });
       }
     }
-    return { samples, items, pages: listPages + pages };
+    return {
+      samples,
+      publish: [[COPY_FINGERPRINTS, { readAt: ctx.now().getTime(), byAsset: fingerprints }]],
+      items,
+      pages: listPages + pages,
+    };
   },
 });
+
+/** The copy metrics of one asset as a number (stages in a stable order); folds in a previous item of the same asset. */
+function fingerprint(metrics: CopyMetrics, previous: number | undefined): number {
+  const stages = (metrics.stageCopyMetrics ?? [])
+    .map((stage) => `${stage.stageType}:${stage.copyCount ?? ''}:${stage.latestCopyTime ?? ''}:${stage.oldestCopyTime ?? ''}`)
+    .sort();
+  return fnv1a(`${previous ?? ''}|${metrics.totalNumbers ?? ''}|${stages.join(',')}`);
+}

@@ -38,12 +38,25 @@ export interface LatestCopyTimes {
   readonly newest: ReadonlyMap<string, number | null>;
 }
 
+/**
+ * A number per asset that changes whenever the asset's copy metrics change
+ * (total count, per stage count, newest and oldest copy): the copies
+ * collector re-reads an asset whose fingerprint moved, which catches what
+ * lastAvailableCopyTime and updatedAt do not show (copies tiered to the
+ * cloud, expired, or added while lastAvailableCopyTime lags).
+ */
+export interface CopyFingerprints {
+  readonly readAt: number;
+  readonly byAsset: ReadonlyMap<string, number>;
+}
+
 /** Policy names by id, for assets whose answer does not embed the policy. */
 export type PolicyNames = ReadonlyMap<string, { name: string; type: string | null }>;
 
 export const ASSET_LIST = sharedKey<AssetList>('management.assets');
 export const LATEST_COPY_TIMES = sharedKey<LatestCopyTimes>('management.latestCopyTimes');
 export const POLICY_NAMES = sharedKey<PolicyNames>('management.policyNames');
+export const COPY_FINGERPRINTS = sharedKey<CopyFingerprints>('management.copyFingerprints');
 
 export type ManagementContext<S> = CollectorContext<'management', S>;
 
@@ -139,6 +152,16 @@ export async function forEachConcurrent<T>(items: readonly T[], limit: number, s
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+}
+
+/** A stable 32-bit FNV-1a hash of a string. */
+export function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /** Splits a list into chunks of `size`. */

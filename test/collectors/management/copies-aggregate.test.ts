@@ -20,7 +20,7 @@ describe('copies aggregation', () => {
     expect(locations.get('LOCAL')).toMatchObject({ count: 2, bytes: 30, expiries: [now + 50, now + 100], expiringSizes: [20, 10] });
     expect(locations.get('CLOUD')).toMatchObject({ count: 1, bytes: 5, expiries: [] });
 
-    const entry = { lastAvailableCopyTime: null, updatedAt: null, readAt: now, dueAt: now + 1e9, locations };
+    const entry = { lastAvailableCopyTime: null, updatedAt: null, fingerprint: null, readAt: now, dueAt: now + 1e9, locations };
     expect(dropExpired(entry, now + 10)).toBe(entry);
     const later = dropExpired(entry, now + 50);
     expect(later.locations.get('LOCAL')).toMatchObject({ count: 1, bytes: 10 });

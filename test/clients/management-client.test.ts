@@ -1,0 +1,162 @@
+/**
+ * The management client against the simulator over real HTTP: login sharing
+ * and re-login, both paging modes, faults (token expiry mid-paging, 429/503
+ * with Retry-After, malformed and failing pages, a hanging endpoint) and the
+ * filter builder's escaping.
+ */
+import { ManagementClient } from '../../src/clients/management/client';
+import { and, eq, isIn } from '../../src/clients/management/filter';
+import { collectAll } from '../../src/clients/management/paging';
+import type { RunningSimulator } from '../../src/simulator';
+import { silentLogger, simulatorTarget } from '../support/collect';
+import { managementHarness, startManagementSimulator, type Harness } from '../collectors/management/helpers';
+
+const ASSETS = 450;
+let sim: RunningSimulator;
+let h: Harness;
+
+beforeAll(async () => {
+  sim = await startManagementSimulator({ assets: ASSETS, activitiesPerDay: 50, auditEntries: 100 });
+});
+afterAll(() => sim.close());
+
+beforeEach(() => {
+  sim.faults.clear();
+  sim.stats.reset();
+  h = managementHarness(sim, { pageSize: 100 });
+});
+afterEach(() => h.client.close());
+
+const assetListRequests = (): number => sim.stats.count('management', /^\/api\/v2\/assets$/);
+const codes = (endpoint: string): string[] => h.requests.filter((r) => r.endpoint === endpoint).map((r) => r.code);
+
+describe('management client against the simulator', () => {
+  it('reads every asset by serial paging, the END page included, in ceil(n / pageSize) requests', async () => {
+    const assets = await collectAll(h.client.assets());
+    expect(assets.map((a) => a.id)).toEqual(sim.estate.management.assets().map((a) => a.id));
+    expect(assetListRequests()).toBe(Math.ceil(ASSETS / 100));
+    expect(codes('/api/v2/assets').every((code) => code === '200')).toBe(true);
+  });
+
+  it('logs in once for many concurrent requests, and logs out on close', async () => {
+    const results = await Promise.all(Array.from({ length: 8 }, () => collectAll(h.client.protectionPolicies())));
+    expect(results.every((policies) => policies.length === sim.estate.management.policies().length)).toBe(true);
+    expect(sim.stats.count('management', '/api/v2/login')).toBe(1);
+    await h.client.close();
+    expect(sim.stats.count('management', '/api/v2/logout')).toBe(1);
+    expect(codes('/api/v2/logout')).toEqual(['204']);
+  });
+
+  it('logs in again when the token expires in the middle of paging, and never sends a queryState token twice', async () => {
+    sim.faults.tokenExpiresAfterRequests = 2;
+    const assets = await collectAll(h.client.assets());
+    expect(assets).toHaveLength(ASSETS);
+    const pages = Math.ceil(ASSETS / 100);
+    const statuses = codes('/api/v2/assets');
+    // every page once with 200; each 401 repeated once after a new login; no 400 (a reused token would get one)
+    expect(statuses.filter((c) => c === '200')).toHaveLength(pages);
+    expect(statuses.filter((c) => c !== '200' && c !== '401')).toEqual([]);
+    expect(statuses.filter((c) => c === '401').length).toBeGreaterThanOrEqual(2);
+    expect(assetListRequests()).toBe(statuses.length);
+    expect(sim.stats.count('management', '/api/v2/login')).toBe(1 + statuses.filter((c) => c === '401').length);
+  });
+
+  it('repeats a request only once after a re-login: a fresh token answered 401 is an auth error', async () => {
+    sim.faults.tokenExpiresAfterRequests = 0;
+    await expect(collectAll(h.client.alerts())).rejects.toMatchObject({ kind: 'auth', status: 401 });
+    expect(sim.stats.count('management', '/api/v2/login')).toBe(2);
+    expect(sim.stats.count('management', '/api/v2/alerts')).toBe(2);
+  });
+
+  it('waits for Retry-After on 429 and 503 in the middle of serial paging, and the paging goes on', async () => {
+    sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 1, times: 1, fault: { kind: 'status', status: 429, retryAfterSeconds: 1 } });
+    sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 3, times: 1, fault: { kind: 'status', status: 503, retryAfterSeconds: 1 } });
+    const started = performance.now();
+    const assets = await collectAll(h.client.assets());
+    const elapsed = performance.now() - started;
+    expect(assets.map((a) => a.id)).toEqual(sim.estate.management.assets().map((a) => a.id));
+    expect(elapsed).toBeGreaterThanOrEqual(1900);
+    expect(codes('/api/v2/assets').filter((c) => c !== '200').sort()).toEqual(['429', '503']);
+    expect(assetListRequests()).toBe(Math.ceil(ASSETS / 100) + 2);
+  });
+
+  it('fails a listing with a malformed page as a parse error, and one with a 500 mid-paging as a status error', async () => {
+    sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 2, times: 1, fault: { kind: 'malformed' } });
+    await expect(collectAll(h.client.assets())).rejects.toMatchObject({ kind: 'parse', endpoint: '/api/v2/assets' });
+    sim.faults.clear();
+    sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 2, times: 1, fault: { kind: 'status', status: 500 } });
+    const error = (await collectAll(h.client.assets()).catch((e: unknown) => e)) as Error & { kind: string; status: number };
+    expect(error).toMatchObject({ kind: 'status', status: 500 });
+    expect(error.message).toBe('/api/v2/assets: HTTP 500: An unexpected error occurred');
+  });
+
+  it('ends a hanging request at the collector signal, or at the per-request time limit', async () => {
+    sim.faults.add({ api: 'management', path: '/api/v2/audit-logs', fault: { kind: 'hang' } });
+    let started = performance.now();
+    await expect(collectAll(h.client.auditLogs({}, AbortSignal.timeout(300)))).rejects.toMatchObject({ kind: 'aborted' });
+    expect(performance.now() - started).toBeLessThan(3000);
+
+    const impatient = managementHarness(sim, { requestTimeout: '300ms', maxAttempts: 2 });
+    try {
+      started = performance.now();
+      await expect(collectAll(impatient.client.auditLogs())).rejects.toMatchObject({ kind: 'timeout' });
+      expect(performance.now() - started).toBeLessThan(3000);
+      expect(impatient.requests.filter((r) => r.endpoint === '/api/v2/audit-logs').map((r) => r.code)).toEqual(['error', 'error']);
+    } finally {
+      await impatient.client.close();
+    }
+  });
+
+  it('does not retry a serial page after a network failure: the token may already be spent', async () => {
+    sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 1, times: 1, fault: { kind: 'reset' } });
+    await expect(collectAll(h.client.assets())).rejects.toMatchObject({ kind: 'network' });
+    expect(assetListRequests()).toBe(2);
+    sim.faults.clear();
+    // the first page (BEGIN) is safe to repeat
+    sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, times: 1, fault: { kind: 'reset' } });
+    expect(await collectAll(h.client.assets())).toHaveLength(ASSETS);
+  });
+
+  it('finds assets by names with double quotes, backslashes and non-ASCII through the filter builder', async () => {
+    const awkward = sim.estate.management.assets().filter((a) => /["\\]|[^\x20-\x7e]/.test(a.name));
+    expect(awkward.length).toBeGreaterThanOrEqual(3);
+    for (const asset of awkward.slice(0, 6)) {
+      const found = await collectAll(h.client.assets({ filter: and(eq('name', asset.name), eq('deleted', asset.deleted)) }));
+      expect(found.map((a) => a.id)).toEqual([asset.id]);
+    }
+  });
+
+  it('reads latest-copies for a batch of ids in one request', async () => {
+    const ids = sim.estate.management.assets().slice(0, 100).map((a) => a.id);
+    const latest = await h.client.latestCopies(ids);
+    const expected = ids.flatMap((id) => {
+      const copy = sim.estate.management.latestCopy(id);
+      return copy ? [{ assetId: id, createTime: Date.parse(copy.createTime) }] : [];
+    });
+    expect(latest.map((c) => ({ assetId: c.assetId, createTime: c.createTime }))).toEqual(expected);
+    expect(sim.stats.count('management', '/api/v2/latest-copies')).toBe(1);
+  });
+
+  it('pages randomly where the endpoint offers nothing else, and records path templates only', async () => {
+    const asset = sim.estate.management.assets().find((a) => sim.estate.management.copies(a.id).length > 3) as { id: string };
+    const copies = await collectAll(h.client.assetCopies(asset.id, { pageSize: 2 }));
+    expect(copies.map((c) => c.id).sort()).toEqual(sim.estate.management.copies(asset.id).map((c) => c.id).sort());
+    expect(h.requests.every((r) => !r.endpoint.includes(asset.id))).toBe(true);
+    expect(codes('/api/v2/assets/{id}/copies')).toHaveLength(Math.ceil(copies.length / 2));
+    const activities = await collectAll(h.client.activities({ filter: isIn('classType', ['JOB', 'JOB_GROUP']) }));
+    expect(activities.length).toBeGreaterThan(0);
+  });
+
+  it('logs in with the configured password only when sending it (wrong password: auth error without the password)', async () => {
+    const target = simulatorTarget(sim, 'management', { password: 'not-the-password' });
+    const client = new ManagementClient(target, { logger: silentLogger });
+    try {
+      const error = (await collectAll(client.alerts()).catch((e: unknown) => e)) as Error & { kind: string };
+      expect(error.kind).toBe('auth');
+      expect(error.message).not.toContain('not-the-password');
+      expect(JSON.stringify(target)).not.toContain('not-the-password');
+    } finally {
+      await client.close();
+    }
+  });
+});
