@@ -160,7 +160,7 @@ export class StorageClient {
     const [listed, details] = await Promise.all([this.managedSystemsIfListed(), this.systemDetails()]);
     const discovery = chooseMode(listed, details);
     if (this.cachedDiscovery?.value.mode !== discovery.mode) {
-      this.deps.logger.info({ target: this.target.name, mode: discovery.mode, systems: discovery.systems.length }, 'storage mode discovered');
+      this.deps.logger.info({ mode: discovery.mode, systems: discovery.systems.length }, 'storage mode discovered');
     }
     return discovery;
   }
@@ -220,7 +220,7 @@ export class StorageClient {
       if (response.status !== 401) return response;
       this.session.invalidate(token);
       if (attempt >= 2) throw new ApiError('auth', endpoint, 'HTTP 401 again after a fresh login', 401);
-      this.deps.logger.debug({ target: this.target.name, endpoint }, 'storage token refused: logging in again');
+      this.deps.logger.debug({ endpoint }, 'storage token refused: logging in again');
     }
   }
 }
