@@ -71,6 +71,7 @@ const families = [
   { name: 'dataprotect_storage_compression_factor', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Logical used divided by physical used.' },
   { name: 'dataprotect_storage_alerts', type: 'gauge', labels: ['target', 'system_id', 'severity', 'class'], help: 'Active alerts of the storage system.' },
   { name: 'dataprotect_storage_replication_lag_seconds', type: 'gauge', labels: ['target', 'system_id', 'context'], help: 'Now minus syncEpoch, per replication context.' },
+  { name: 'dataprotect_storage_system_collector_success', type: 'gauge', labels: ['target', 'system_id', 'collector'], help: "1 when the collector's last run read this storage system (a management center's other systems are still collected when one fails)." },
   { name: 'dataprotect_storage_replication_state', type: 'gauge', labels: ['target', 'system_id', 'context', 'state'], help: 'State set of replication contexts; 1 for the current state.' },
 ] as const satisfies readonly MetricFamily[];
 

@@ -1,5 +1,5 @@
 import { defineCollector, type Sample } from '../types';
-import { uniqueBy } from './unique';
+import { uniqueBy } from '../shared/unique';
 
 /**
  * Replication appliance clusters: connected = registered and connectionStatus

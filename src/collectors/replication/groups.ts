@@ -1,5 +1,5 @@
 import { defineCollector, type Sample } from '../types';
-import { uniqueBy } from './unique';
+import { uniqueBy } from '../shared/unique';
 
 /**
  * Consistency groups. Only the name is a label: the other group fields

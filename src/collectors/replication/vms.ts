@@ -1,7 +1,7 @@
 import { VM_ROLES, VM_STATUSES, type ProtectedVm } from '../../clients/replication/client';
 import { defineCollector, type Sample } from '../types';
-import { stateSet } from './state-set';
-import { uniqueBy } from './unique';
+import { stateSet } from '../shared/state-set';
+import { uniqueBy } from '../shared/unique';
 
 const MIB = 1024 * 1024;
 

@@ -12,9 +12,9 @@ export const alertsCollector = defineCollector<'storage', PerSystemState>({
   kind: 'storage',
   description: 'Active alerts per storage system, by severity and class.',
   defaultSchedule: '* * * * *',
-  metrics: ['dataprotect_storage_alerts'],
+  metrics: ['dataprotect_storage_system_collector_success', 'dataprotect_storage_alerts'],
   collect(ctx, signal) {
-    return collectPerSystem(ctx, signal, async (system, systemSignal) => {
+    return collectPerSystem('alerts', ctx, signal, async (system, systemSignal) => {
       const alerts = await ctx.client.activeAlerts(system, systemSignal);
       return alertCountSamples(ctx.target.name, system.id, alerts);
     });

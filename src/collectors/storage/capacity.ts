@@ -20,6 +20,7 @@ export const capacityCollector = defineCollector<'storage', PerSystemState>({
   description: 'Physical and logical capacity and compression per system and tier, from the newest capacity sample.',
   defaultSchedule: '*/5 * * * *',
   metrics: [
+    'dataprotect_storage_system_collector_success',
     'dataprotect_storage_physical_capacity_bytes',
     'dataprotect_storage_physical_used_bytes',
     'dataprotect_storage_physical_available_bytes',
@@ -27,7 +28,7 @@ export const capacityCollector = defineCollector<'storage', PerSystemState>({
     'dataprotect_storage_compression_factor',
   ],
   collect(ctx, signal) {
-    return collectPerSystem(ctx, signal, async (system, systemSignal) => {
+    return collectPerSystem('capacity', ctx, signal, async (system, systemSignal) => {
       const samples: Sample[] = [];
       for (const tier of COLLECTED_TIERS) {
         const latest = await ctx.client.latestCapacity(system, tier, systemSignal);

@@ -11,6 +11,8 @@ export interface PerSystemState {
  * Runs `read` for every system the target has (one appliance, or every system
  * a management center manages) and isolates their failures:
  *
+ * - Each system's outcome is published in
+ *   dataprotect_storage_system_collector_success{system_id, collector}.
  * - A system that fails is logged (warn, with its id and the error) and its
  *   last good samples are carried forward up to `staleAfter`, then dropped:
  *   the same rule the exporter applies to a whole failing collector, applied
@@ -21,6 +23,7 @@ export interface PerSystemState {
  *   off an incomplete answer as partial system failures.
  */
 export async function collectPerSystem(
+  collector: string,
   ctx: CollectorContext<'storage', PerSystemState>,
   signal: AbortSignal,
   read: (system: StorageSystemRef, signal: AbortSignal) => Promise<Sample[]>,
@@ -35,6 +38,11 @@ export async function collectPerSystem(
   const failures: Array<{ system: StorageSystemRef; error: unknown }> = [];
   outcomes.forEach((outcome, index) => {
     const system = systems[index] as StorageSystemRef;
+    samples.push({
+      name: 'dataprotect_storage_system_collector_success',
+      labels: { target: ctx.target.name, system_id: system.id, collector },
+      value: outcome.status === 'fulfilled' ? 1 : 0,
+    });
     if (outcome.status === 'fulfilled') {
       samples.push(...outcome.value);
       state.systems[system.id] = { collectedAtMs: nowMs, samples: outcome.value };

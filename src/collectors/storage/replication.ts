@@ -1,6 +1,6 @@
 import { REPLICATION_STATES, type ReplicationContext } from '../../clients/storage/client';
-import { stateSet } from '../replication/state-set';
-import { uniqueBy } from '../replication/unique';
+import { stateSet } from '../shared/state-set';
+import { uniqueBy } from '../shared/unique';
 import { defineCollector, type Sample } from '../types';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
@@ -13,9 +13,9 @@ export const replicationContextsCollector = defineCollector<'storage', PerSystem
   kind: 'storage',
   description: 'MTree replication contexts per storage system: lag since the last sync and state.',
   defaultSchedule: '* * * * *',
-  metrics: ['dataprotect_storage_replication_lag_seconds', 'dataprotect_storage_replication_state'],
+  metrics: ['dataprotect_storage_system_collector_success', 'dataprotect_storage_replication_lag_seconds', 'dataprotect_storage_replication_state'],
   collect(ctx, signal) {
-    return collectPerSystem(ctx, signal, async (system, systemSignal) => {
+    return collectPerSystem('replication', ctx, signal, async (system, systemSignal) => {
       const { unique: contexts, duplicates } = uniqueBy(await ctx.client.replicationContexts(system, systemSignal), (c) => c.id);
       if (duplicates.length > 0) ctx.logger.warn({ system_id: system.id, duplicates }, 'replication contexts listed twice: keeping the first');
       const nowSeconds = ctx.now().getTime() / 1000;

@@ -212,12 +212,17 @@ describe('storage collectors against the simulated management center and applian
       try {
         // no earlier state: the unreachable system has no series, the others are fresh
         const fresh = await run(capacityCollector);
-        expect(new Set(fresh.samples.map((s) => s.labels.system_id))).toEqual(new Set([first!.id, third!.id]));
+        const data = (r: CollectResult<PerSystemState>) => r.samples.filter((s) => s.name !== 'dataprotect_storage_system_collector_success');
+        expect(new Set(data(fresh).map((s) => s.labels.system_id))).toEqual(new Set([first!.id, third!.id]));
+        const success = (r: CollectResult<PerSystemState>, id: string) =>
+          valueOf(r, 'dataprotect_storage_system_collector_success', { system_id: id, collector: 'capacity' });
+        expect([success(fresh, first!.id), success(fresh, down!.id), success(fresh, third!.id)]).toEqual([1, 0, 1]);
         expect(Object.keys(fresh.state?.systems ?? {}).sort()).toEqual([first!.id, third!.id].sort());
 
         // with the last good state: its series are carried while they are younger than staleAfter
         const carried = await run(capacityCollector, center, { state: good.state });
-        const downSeries = (r: CollectResult<PerSystemState>) => r.samples.filter((s) => s.labels.system_id === down!.id);
+        const downSeries = (r: CollectResult<PerSystemState>) => data(r).filter((s) => s.labels.system_id === down!.id);
+        expect(success(carried, down!.id)).toBe(0);
         expect(downSeries(carried)).toEqual(downSeries(good));
         expect(carried.state?.systems[down!.id]).toEqual(good.state?.systems[down!.id]);
 
