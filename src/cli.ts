@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { renameSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfigFile, type ExporterConfig } from './config/load';
 import { ConfigReloader } from './reloader';
 import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
@@ -73,9 +73,15 @@ export function readConfig(file: string): ExporterConfig {
 
 /** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
 export function writeAtomically(file: string, content: string): void {
+  // Same directory (a rename is atomic only within one file system); not *.prom, so the textfile collector skips it.
   const temporary = `${file}.${process.pid}.tmp`;
-  writeFileSync(temporary, content);
-  renameSync(temporary, file);
+  try {
+    writeFileSync(temporary, content);
+    renameSync(temporary, file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
 }
 
 async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<number> {

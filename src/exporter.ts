@@ -78,6 +78,8 @@ export class Exporter {
     if (this.server && started?.tls && next.web.tls) readTlsFiles(next.web.tls); // fail before changing anything
     const previous = this.runtime.currentConfig;
     const change = await this.runtime.applyConfig(next);
+    // The request counters of a removed target would otherwise be served forever.
+    await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
     if (this.server && started) {
       if (started.tls && next.web.tls) reloadTls(this.server, next.web.tls);
       if (next.web.listenAddress !== started.listenAddress || next.web.port !== started.port || Boolean(next.web.tls) !== Boolean(started.tls)) {
