@@ -57,10 +57,11 @@ function readMatchers(expr: string, start: number): { end: number; token: Token 
       const label = expr.slice(index, end);
       const matcher = /^\s*(=~|!~|!=|=)\s*/.exec(expr.slice(end));
       const valueAt = end + (matcher?.[0].length ?? 0);
-      const value = /["'`]/.test(expr[valueAt] ?? '') ? expr.slice(valueAt + 1, skipString(expr, valueAt) - 1) : '';
-      if (label === '__name__' && matcher?.[1] === '=') metricName = value;
+      const quoted = /["'`]/.test(expr[valueAt] ?? '');
+      const valueEnd = quoted ? skipString(expr, valueAt) : end;
+      if (label === '__name__' && matcher?.[1] === '=') metricName = expr.slice(valueAt + 1, valueEnd - 1);
       else labels.push(label);
-      index = value || /["'`]/.test(expr[valueAt] ?? '') ? skipString(expr, valueAt) : end;
+      index = valueEnd;
     } else {
       index += 1;
     }

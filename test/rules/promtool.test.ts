@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { stringify } from 'yaml';
 import { parseThresholds, renderRules, TEMPLATE_FILE, THRESHOLDS_FILE, type Thresholds } from '../../scripts/build-rules';
-import { checkRules, promtoolPath, runPromtool, testRulesAsync } from './promtool';
+import { checkRules, promtoolPath, runPromtool, testRules } from './promtool';
 import { loadRuleTest, RULE_TESTS_DIR, ruleFiles, ruleTestFiles } from './rules-files';
 
 describe('promtool', () => {
@@ -44,7 +44,7 @@ describe('promtool', () => {
   });
 
   it.concurrent.each(ruleTestFiles().map((file) => [path.basename(file)]))('test rules passes %s', async (file) => {
-    const result = await testRulesAsync([file], RULE_TESTS_DIR);
+    const result = await testRules([file], RULE_TESTS_DIR);
     expect(result.output).not.toContain('FAILED');
     expect(result.output).toContain('SUCCESS');
     expect(result.code).toBe(0);
@@ -92,7 +92,7 @@ describe('the unit tests notice a changed threshold', () => {
     const unitTestFile = `${name}.${testFile}`;
     writeFileSync(path.join(dir, unitTestFile), stringify(unitTest));
 
-    const result = await testRulesAsync([unitTestFile], dir);
+    const result = await testRules([unitTestFile], dir);
     expect(result.output).toContain('FAILED');
     expect(result.output).toContain(`alertname: ${alert}`);
     expect(result.code).not.toBe(0);

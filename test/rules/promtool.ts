@@ -48,13 +48,8 @@ export function checkRules(files: readonly string[]): PromtoolResult {
   return runPromtool(['check', 'rules', ...files]);
 }
 
-/** `promtool test rules`: runs the unit tests of the given test files. */
-export function testRules(files: readonly string[], cwd?: string): PromtoolResult {
-  return runPromtool(['test', 'rules', ...files], cwd);
-}
-
-/** `promtool test rules` without blocking, so that independent runs can overlap. */
-export function testRulesAsync(files: readonly string[], cwd?: string): Promise<PromtoolResult> {
+/** `promtool test rules` on the given unit-test files; asynchronous, so that independent runs can overlap. */
+export function testRules(files: readonly string[], cwd?: string): Promise<PromtoolResult> {
   return new Promise((resolve) => {
     execFile(promtoolPath(), ['test', 'rules', ...files], { cwd, encoding: 'utf8', timeout: 30_000 }, (error, stdout, stderr) => {
       const code = error ? (typeof error.code === 'number' ? error.code : null) : 0;
