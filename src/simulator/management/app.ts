@@ -156,7 +156,7 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
   app.use((req: Request, res: Response) => void res.status(404).json(managementErrorBody(404, req)));
   // express 5 routes thrown errors here
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (err instanceof HttpError) return sendError(res, req, err.status, err.message, err.remediation ?? null);
+    if (err instanceof HttpError) return sendError(res, req, err.status, err.message, err.remediation);
     const status = (err as { status?: number; type?: string }).status;
     if ((err as { type?: string }).type === 'entity.parse.failed') return sendError(res, req, 400, 'The request body is not valid JSON');
     if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, req, status);

@@ -48,10 +48,10 @@ export function errorBody(status: number, path: string, reason?: string, remedia
 export function managementErrorBody(status: number, req: Request): unknown {
   const path = pathOf(req);
   if (status === 404) return errorBody(404, path, `The resource ${path} is not supported`, 'Check the path and the identifier');
-  if (status === 405) return errorBody(405, path, `Method ${req.method} is not supported on ${path}`, null);
+  if (status === 405) return errorBody(405, path, `Method ${req.method} is not supported on ${path}`, 'Use one of the methods listed in the Allow header');
   return errorBody(status, path);
 }
 
 export function sendError(res: Response, req: Request, status: number, reason?: string, remediation?: string | null): void {
-  res.status(status).json(reason === undefined && remediation === undefined ? managementErrorBody(status, req) : errorBody(status, pathOf(req), reason, remediation));
+  res.status(status).json(reason === undefined ? managementErrorBody(status, req) : errorBody(status, pathOf(req), reason, remediation));
 }
