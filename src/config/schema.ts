@@ -75,6 +75,9 @@ const targetSettings = z
     if (target.storageMode && target.kind !== 'storage') {
       ctx.addIssue({ code: 'custom', path: ['storageMode'], message: 'only applies to targets of kind storage' });
     }
+  }, {
+    // Run even when other fields of the target are wrong, so every mistake is reported at once.
+    when: (payload) => typeof payload.value === 'object' && payload.value !== null,
   });
 
 /**
