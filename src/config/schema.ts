@@ -121,8 +121,14 @@ const webSettings = z
     tls: z.object({ certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
     /** basic auth for /metrics, /probe and /: user name -> password (${ENV_VAR}) or {passwordFile} */
     basicAuthUsers: z
-      .record(z.string().regex(/^[^:\s]+$/, 'a basic-auth user name has no colon or white space'), basicAuthPassword)
-      .refine((users) => Object.keys(users).length > 0, 'list at least one user, or remove basicAuthUsers')
+      .record(z.string(), basicAuthPassword)
+      .superRefine((users, ctx) => {
+        const names = Object.keys(users);
+        if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one user, or remove basicAuthUsers' });
+        for (const name of names) {
+          if (!/^[^:\s]+$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'a basic-auth user name has no colon or white space' });
+        }
+      })
       .optional(),
   })
   .strict();
@@ -160,8 +166,10 @@ const tracingSettings = z
 
 const shardingSettings = z
   .object({
-    /** number of replicas sharing the targets */
-    shards: z.number().int().min(1).default(1),
+    /** number of replicas sharing the targets; a numeric string too, for ${ENV_VAR} (set beside the replica count) */
+    shards: z
+      .union([z.number().int().min(1), z.string().regex(/^[1-9]\d*$/, 'must be a whole number from 1').transform(Number)])
+      .default(1),
     /** this replica's shard, 0-based; a name ending in the ordinal is accepted (${HOSTNAME} of a StatefulSet pod: exporter-2 -> 2) */
     index: z.union([z.number().int().min(0), z.string().min(1)]).default(0),
   })

@@ -1,0 +1,283 @@
+/**
+ * deploy/kubernetes: every manifest validates against the Kubernetes schemas
+ * (kubernetes-models), the pieces fit together (names, ports, labels, mounts,
+ * probes), the configuration in the ConfigMap is valid for the exporter, the
+ * PrometheusRule carries exactly the groups of alerts/*.yml, and sharding
+ * splits the targets between replicas.
+ */
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
+import { parseConfig, type ExporterConfig } from '../../src/config/load';
+import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
+import { defineCollector } from '../../src/collectors/types';
+import { ExporterRuntime } from '../../src/runtime';
+import { DEFAULT_CONFIG_PATH } from '../../src/tracing';
+import { PROMETHEUS_RULE_FILE, prometheusRuleYaml, ruleFiles, ruleGroups } from '../../deploy/scripts/prometheusrule';
+import { silentLogger } from '../support/collect';
+
+const DEPLOY = join(__dirname, '..', '..', 'deploy', 'kubernetes');
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Manifest = Record<string, any>;
+
+function yamlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return yamlFiles(path);
+    return name.endsWith('.yaml') || name.endsWith('.yml') ? [path] : [];
+  });
+}
+
+function documents(file: string): Manifest[] {
+  return parseAllDocuments(readFileSync(file, 'utf8')).map((document) => {
+    expect(document.errors).toEqual([]);
+    return document.toJS() as Manifest;
+  });
+}
+
+const files = yamlFiles(DEPLOY);
+const kustomizations = files.filter((file) => /kustomization\.ya?ml$/.test(file));
+const manifests = files.filter((file) => !kustomizations.includes(file)).flatMap((file) => documents(file).map((manifest) => ({ file, manifest })));
+const only = (kind: string, inDir?: string): Manifest => {
+  const found = manifests.filter(({ manifest, file }) => manifest.kind === kind && (inDir === undefined || dirname(file) === join(DEPLOY, inDir)));
+  expect(found).toHaveLength(1);
+  return found[0]!.manifest;
+};
+
+const DURATION = /^(\d+(ms|s|m|h|d|w|y))+$/;
+
+describe('Kubernetes manifests', () => {
+  it('validate against the Kubernetes schemas, and there is no kind nobody checks', () => {
+    const models: Record<string, new (data: never) => { validate(): void }> = {
+      'v1/ConfigMap': ConfigMap,
+      'v1/Secret': Secret,
+      'v1/Service': Service,
+      'apps/v1/Deployment': Deployment,
+      'apps/v1/StatefulSet': StatefulSet,
+    };
+    const checkedStructurally = ['monitoring.coreos.com/v1/ServiceMonitor', 'monitoring.coreos.com/v1/PrometheusRule'];
+    for (const { file, manifest } of manifests) {
+      const key = `${manifest.apiVersion}/${manifest.kind}`;
+      const Model = models[key];
+      if (!Model) {
+        expect([relative(DEPLOY, file), checkedStructurally.includes(key)]).toEqual([relative(DEPLOY, file), true]);
+        continue;
+      }
+      expect(() => new Model(manifest as never).validate()).not.toThrow();
+      expect(manifest.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
+    }
+    expect(manifests.map(({ manifest }) => manifest.kind).sort()).toEqual(
+      ['ConfigMap', 'Deployment', 'PrometheusRule', 'Secret', 'Service', 'ServiceMonitor', 'StatefulSet'],
+    );
+    // The checker itself rejects a broken manifest.
+    const broken = structuredClone(only('Deployment'));
+    delete broken.spec.template.spec.containers[0].name;
+    expect(() => new Deployment(broken as never).validate()).toThrow(/name/);
+  });
+
+  it('kustomizations list existing resources; every manifest but the Secret example is applied by one', () => {
+    const applied = new Set<string>();
+    for (const file of kustomizations) {
+      const [kustomization] = documents(file);
+      expect(kustomization).toMatchObject({ apiVersion: 'kustomize.config.k8s.io/v1beta1', kind: 'Kustomization' });
+      for (const resource of kustomization!.resources as string[]) {
+        const path = join(dirname(file), resource);
+        expect([resource, existsSync(path)]).toEqual([resource, true]);
+        if (statSync(path).isDirectory()) expect(existsSync(join(path, 'kustomization.yaml'))).toBe(true);
+        else applied.add(path);
+      }
+    }
+    const unapplied = files.filter((file) => !kustomizations.includes(file) && !applied.has(file)).map((file) => relative(DEPLOY, file));
+    expect(unapplied).toEqual(['secret.example.yaml']);
+    // Both top-level layouts set the image the workloads use.
+    for (const layout of ['kustomization.yaml', 'sharded/kustomization.yaml']) {
+      const [kustomization] = documents(join(DEPLOY, layout));
+      expect(kustomization!.images).toEqual([expect.objectContaining({ name: 'dataprotect-exporter', newName: expect.any(String), newTag: expect.any(String) })]);
+    }
+  });
+
+  describe.each([
+    ['Deployment', '.'],
+    ['StatefulSet', 'sharded'],
+  ])('%s', (kind, dir) => {
+    const workload = only(kind, dir);
+    const pod = workload.spec.template.spec;
+    const [container] = pod.containers;
+    const env = (name: string): Manifest | undefined => container.env.find((entry: Manifest) => entry.name === name);
+
+    it('runs the exporter with the mounted configuration, non-root on a read-only root file system', () => {
+      expect(workload.spec.selector.matchLabels).toEqual(workload.spec.template.metadata.labels);
+      expect(container.image).toBe('dataprotect-exporter'); // set by the kustomizations' images:
+      expect(container.args).toEqual(['--config', DEFAULT_CONFIG_PATH]);
+      expect(pod.securityContext).toMatchObject({ runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(pod.securityContext.runAsUser).toBeGreaterThan(0);
+      expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false, capabilities: { drop: ['ALL'] } });
+      expect(pod.automountServiceAccountToken).toBe(false);
+      for (const resource of ['cpu', 'memory']) {
+        expect(container.resources.requests[resource]).toBeDefined();
+        expect(container.resources.limits[resource]).toBeDefined();
+      }
+      // A ConfigMap mounted with subPath never sees updates: the directory is mounted.
+      const configMount = container.volumeMounts.find((mount: Manifest) => mount.mountPath === dirname(DEFAULT_CONFIG_PATH));
+      expect(configMount).toBeDefined();
+      expect(configMount.subPath).toBeUndefined();
+      const configVolume = pod.volumes.find((volume: Manifest) => volume.name === configMount.name);
+      expect(configVolume.configMap.name).toBe(only('ConfigMap').metadata.name);
+      const secretVolume = pod.volumes.find((volume: Manifest) => volume.secret);
+      expect(secretVolume.secret.secretName).toBe(only('Secret').metadata.name);
+      const secretMount = container.volumeMounts.find((mount: Manifest) => mount.name === secretVolume.name);
+      expect(secretMount.mountPath).toBe('/run/secrets/dataprotect');
+    });
+
+    it('probes /healthz for liveness and /readyz for readiness on the exporter port', () => {
+      const [port] = container.ports;
+      expect(port).toMatchObject({ name: 'http', containerPort: 8497 });
+      expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'http' });
+      expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'http' });
+    });
+
+    it('tells the exporter its shard: as many shards as replicas, the index from the pod', () => {
+      expect(env('DATAPROTECT_SHARDS')?.value).toBe(String(workload.spec.replicas));
+      if (kind === 'StatefulSet') {
+        expect(env('DATAPROTECT_SHARD_INDEX')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
+        expect(workload.spec.replicas).toBeGreaterThan(1);
+        expect(workload.spec.serviceName).toBe(only('Service').metadata.name);
+      } else {
+        expect(workload.spec.replicas).toBe(1);
+        expect(env('DATAPROTECT_SHARD_INDEX')?.value).toBe('0');
+      }
+    });
+  });
+
+  it('the ConfigMap holds a valid configuration whose password files are keys of the Secret', () => {
+    const text = only('ConfigMap').data['config.yaml'] as string;
+    const secretKeys = Object.keys(only('Secret').stringData);
+    const passwordFiles = [...text.matchAll(/passwordFile: (\/run\/secrets\/dataprotect\/([\w-]+))/g)].map((match) => match[2]);
+    expect(passwordFiles.length).toBeGreaterThan(0);
+    for (const key of passwordFiles) expect(secretKeys).toContain(key);
+    const secrets = mkdtempSync(join(tmpdir(), 'k8s-secrets-'));
+    try {
+      for (const key of secretKeys) writeFileSync(join(secrets, key), 'x\n');
+      const raw = parseAllDocuments(text.replaceAll('/run/secrets/dataprotect', secrets))[0]!.toJS();
+      const load = (shards: string, index: string): ExporterConfig =>
+        parseConfig(raw, { env: { DATAPROTECT_SHARDS: shards, DATAPROTECT_SHARD_INDEX: index }, knownCollectors: KNOWN_COLLECTORS });
+      const single = load('1', '0');
+      expect(single.web.port).toBe(only('Deployment').spec.template.spec.containers[0].ports[0].containerPort);
+      expect(single.sharding).toEqual({ shards: 1, index: '0' });
+      expect(load('3', 'dataprotect-exporter-2').sharding).toEqual({ shards: 3, index: 'dataprotect-exporter-2' });
+      expect(() => load('3', 'dataprotect-exporter-3')).toThrow(/sharding\.index: shard 3 does not exist with shards: 3/);
+    } finally {
+      rmSync(secrets, { recursive: true, force: true });
+    }
+  });
+
+  it('the Service selects the pods and the ServiceMonitor scrapes /metrics through it', () => {
+    const service = only('Service');
+    const monitor = only('ServiceMonitor');
+    const podLabels = only('Deployment').spec.template.metadata.labels;
+    expect(only('StatefulSet').spec.template.metadata.labels).toEqual(podLabels);
+    for (const [key, value] of Object.entries(service.spec.selector)) expect(podLabels[key]).toBe(value);
+    expect(service.spec.ports).toEqual([expect.objectContaining({ name: 'http', port: 8497, targetPort: 'http' })]);
+
+    expect(monitor.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(monitor.metadata.name).toBe('dataprotect-exporter');
+    for (const [key, value] of Object.entries(monitor.spec.selector.matchLabels)) expect(service.metadata.labels[key]).toBe(value);
+    expect(monitor.spec.endpoints).toHaveLength(1);
+    const [endpoint] = monitor.spec.endpoints;
+    expect(endpoint.port).toBe(service.spec.ports[0].name);
+    expect(endpoint.path).toBe('/metrics');
+    expect(endpoint.interval).toMatch(DURATION);
+    expect(endpoint.scrapeTimeout).toMatch(DURATION);
+    expect(Object.keys(endpoint).sort()).toEqual(['interval', 'path', 'port', 'scrapeTimeout']);
+  });
+});
+
+describe('PrometheusRule', () => {
+  const rule = only('PrometheusRule');
+
+  it('is a well-formed PrometheusRule', () => {
+    expect(rule.apiVersion).toBe('monitoring.coreos.com/v1');
+    expect(rule.metadata.name).toBe('dataprotect-exporter');
+    expect(Object.keys(rule.spec)).toEqual(['groups']);
+    const names = rule.spec.groups.map((group: Manifest) => group.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const group of rule.spec.groups) {
+      expect(typeof group.name).toBe('string');
+      expect(group.rules.length).toBeGreaterThan(0);
+      if (group.interval !== undefined) expect(group.interval).toMatch(DURATION);
+      for (const entry of group.rules) {
+        expect(typeof entry.expr).toBe('string');
+        expect([typeof entry.record, typeof entry.alert].filter((type) => type === 'string')).toHaveLength(1);
+        if (entry.for !== undefined) expect(entry.for).toMatch(DURATION);
+        for (const map of [entry.labels, entry.annotations]) {
+          if (map !== undefined) for (const value of Object.values(map)) expect(typeof value).toBe('string');
+        }
+      }
+    }
+  });
+
+  it('carries exactly the rule groups of alerts/*.yml and is up to date with them', () => {
+    expect(ruleFiles().map((file) => relative(join(DEPLOY, '..', '..'), file))).toContain('alerts/dataprotect.rules.yml');
+    expect(rule.spec.groups).toEqual(ruleGroups());
+    const rules = (groups: Manifest[]) => groups.flatMap((group) => group.rules.map((entry: Manifest) => entry.alert ?? entry.record));
+    expect(rules(rule.spec.groups)).toEqual(rules(ruleGroups()));
+    // Byte for byte what the generator writes: run `npx tsx deploy/scripts/prometheusrule.ts` after editing alerts/.
+    expect(readFileSync(PROMETHEUS_RULE_FILE, 'utf8')).toBe(prometheusRuleYaml());
+  });
+});
+
+describe('sharding', () => {
+  const collected: string[] = [];
+  const recorder = defineCollector<'management', undefined>({
+    name: 'recorder',
+    kind: 'management',
+    description: 'records which targets it runs for',
+    defaultSchedule: '0 0 1 1 *',
+    metrics: ['dataprotect_asset_size_bytes'],
+    collect: async (ctx) => {
+      collected.push(ctx.target.name);
+      return { samples: [] };
+    },
+  });
+  const names = ['backup-prod', 'backup-dr', 'replication-a', 'replication-b', 'dd-center', 'dd-branch'];
+
+  async function shard(index: number | string, shards = 2): Promise<string[]> {
+    collected.length = 0;
+    const runtime = new ExporterRuntime(
+      parseConfig({
+        sharding: { shards, index },
+        targets: names.map((name) => ({ name, kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' })),
+      }),
+      { logger: silentLogger, collectorsFor: () => [recorder] },
+    );
+    try {
+      await runtime.runOnce();
+      expect(runtime.targetNames().sort()).toEqual([...collected].sort());
+      return [...collected].sort();
+    } finally {
+      await runtime.stop();
+    }
+  }
+
+  it('two replicas collect disjoint sets of targets that together are all of them', async () => {
+    const first = await shard(0);
+    const second = await shard(1);
+    expect(first.length).toBeGreaterThan(0);
+    expect(second.length).toBeGreaterThan(0);
+    expect(first.filter((name) => second.includes(name))).toEqual([]);
+    expect([...first, ...second].sort()).toEqual([...names].sort());
+    // The pod name of a StatefulSet gives the same split as the number.
+    expect(await shard('dataprotect-exporter-1')).toEqual(second);
+    // One shard: everything.
+    expect(await shard(0, 1)).toEqual([...names].sort());
+  });
+
+  it('three replicas also partition the targets', async () => {
+    const parts = [await shard(0, 3), await shard(1, 3), await shard(2, 3)];
+    expect(parts.flat().sort()).toEqual([...names].sort());
+    expect(new Set(parts.flat()).size).toBe(names.length);
+  });
+});

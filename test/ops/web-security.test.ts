@@ -1,0 +1,190 @@
+/**
+ * Securing the endpoints: basic auth on /metrics, /probe and / (health
+ * endpoints open), HTTPS with a generated certificate, both following reloads.
+ */
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:tls';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { ConfigError, parseConfig, type ExporterConfig } from '../../src/config/load';
+import { defineCollector } from '../../src/collectors/types';
+import { Exporter } from '../../src/exporter';
+import { credentialsMatch, parseBasicAuth } from '../../src/exporters/auth';
+import { generateSelfSignedCert } from '../../src/simulator/core/tls';
+import { Secret } from '../../src/util/secret';
+import { silentLogger } from '../support/collect';
+
+let dir: string;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'websec-'));
+});
+
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const collector = defineCollector<'management', undefined>({
+  name: 'fake',
+  kind: 'management',
+  description: 'test',
+  defaultSchedule: '0 0 1 1 *',
+  metrics: ['dataprotect_asset_size_bytes'],
+  collect: async (ctx) => ({
+    samples: [{ name: 'dataprotect_asset_size_bytes', labels: { target: ctx.target.name, asset_id: 'a', asset_name: 'a', asset_type: 'VM', policy: 'p' }, value: 1 }],
+  }),
+});
+
+function config(web: Record<string, unknown>, env: Record<string, string> = {}): ExporterConfig {
+  return parseConfig(
+    {
+      web: { listenAddress: '127.0.0.1', port: 0, ...web },
+      targets: [{ name: 't1', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' }],
+    },
+    { env },
+  );
+}
+
+const basic = (user: string, password: string): Record<string, string> => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+});
+
+describe('basic auth', () => {
+  const passwordFile = (): string => {
+    const file = join(dir, 'grafana-agent.password');
+    writeFileSync(file, 'from a file\n');
+    return file;
+  };
+
+  it('answers 401 without or with wrong credentials, 200 with right ones; health endpoints stay open', async () => {
+    const exporter = new Exporter(
+      config({ basicAuthUsers: { prometheus: '${SCRAPE_PASSWORD}', agent: { passwordFile: passwordFile() } } }, { SCRAPE_PASSWORD: 's3cret:with colon' }),
+      silentLogger,
+      { collectorsFor: () => [collector], processMetrics: false },
+    );
+    await exporter.start();
+    try {
+      const base = exporter.address();
+      for (const path of ['/metrics', '/probe?target=t1', '/']) {
+        const anonymous = await fetch(`${base}${path}`);
+        expect(anonymous.status).toBe(401);
+        expect(anonymous.headers.get('www-authenticate')).toBe('Basic realm="dataprotect-exporter", charset="UTF-8"');
+        expect((await fetch(`${base}${path}`, { headers: basic('prometheus', 'wrong') })).status).toBe(401);
+        expect((await fetch(`${base}${path}`, { headers: basic('nobody', 's3cret:with colon') })).status).toBe(401);
+        expect((await fetch(`${base}${path}`, { headers: basic('agent', 's3cret:with colon') })).status).toBe(401); // another user's password
+        expect((await fetch(`${base}${path}`, { headers: { authorization: 'Bearer s3cret:with colon' } })).status).toBe(401);
+        expect((await fetch(`${base}${path}`, { headers: basic('prometheus', 's3cret:with colon') })).status).toBe(200);
+        expect((await fetch(`${base}${path}`, { headers: basic('agent', 'from a file') })).status).toBe(200);
+      }
+      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      await exporter.runtime.runOnce();
+      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      const metrics = await (await fetch(`${base}/metrics`, { headers: basic('prometheus', 's3cret:with colon') })).text();
+      expect(metrics).toContain('dataprotect_asset_size_bytes{target="t1"');
+
+      // A reload applies to the next request: the rotated password replaces the old one.
+      await exporter.applyConfig(config({ basicAuthUsers: { prometheus: 'rotated' } }));
+      expect((await fetch(`${base}/metrics`, { headers: basic('prometheus', 's3cret:with colon') })).status).toBe(401);
+      expect((await fetch(`${base}/metrics`, { headers: basic('prometheus', 'rotated') })).status).toBe(200);
+      expect((await fetch(`${base}/metrics`, { headers: basic('agent', 'from a file') })).status).toBe(401);
+      // ... and removing basicAuthUsers opens the endpoints again.
+      await exporter.applyConfig(config({}));
+      expect((await fetch(`${base}/metrics`)).status).toBe(200);
+    } finally {
+      await exporter.stop();
+    }
+  });
+
+  it('reads credentials from the header correctly and compares them against every user', () => {
+    expect(parseBasicAuth(basic('u', 'p:q')['authorization'])).toEqual({ user: 'u', password: 'p:q' });
+    expect(parseBasicAuth(`basic ${Buffer.from('u:').toString('base64')}`)).toEqual({ user: 'u', password: '' });
+    expect(parseBasicAuth(`Basic ${Buffer.from('no colon').toString('base64')}`)).toBeUndefined();
+    expect(parseBasicAuth('Basic')).toBeUndefined();
+    expect(parseBasicAuth(undefined)).toBeUndefined();
+    const users = { a: new Secret('pa'), b: new Secret('pb') };
+    expect(credentialsMatch(users, 'a', 'pa')).toBe(true);
+    expect(credentialsMatch(users, 'b', 'pb')).toBe(true);
+    expect(credentialsMatch(users, 'a', 'pb')).toBe(false);
+    expect(credentialsMatch(users, 'a', 'p')).toBe(false);
+    expect(credentialsMatch(users, 'ap', 'a')).toBe(false); // "a" + "pa" must not match "ap" + "a"
+  });
+
+  it('refuses bcrypt hashes, unreadable password files and user names with a colon, naming the field', () => {
+    const problems = (web: Record<string, unknown>): string[] => {
+      try {
+        config(web);
+      } catch (error) {
+        if (error instanceof ConfigError) return error.problems;
+        throw error;
+      }
+      return [];
+    };
+    expect(problems({ basicAuthUsers: { prometheus: '$2y$10$abcdefghijklmnopqrstuv' } })).toEqual([
+      'web.basicAuthUsers.prometheus: bcrypt hashes are not supported; give the password as ${ENV_VAR} or {passwordFile: FILE}',
+    ]);
+    expect(problems({ basicAuthUsers: { prometheus: { passwordFile: join(dir, 'missing') } } })).toEqual([
+      `web.basicAuthUsers.prometheus.passwordFile: cannot read ${join(dir, 'missing')} (ENOENT)`,
+    ]);
+    expect(problems({ basicAuthUsers: { 'a:b': 'x' } })[0]).toMatch(/^web\.basicAuthUsers.*no colon/);
+    expect(problems({ basicAuthUsers: {} })).toEqual(['web.basicAuthUsers: list at least one user, or remove basicAuthUsers']);
+    // The password is a Secret: it never prints.
+    expect(JSON.stringify(config({ basicAuthUsers: { prometheus: 'plain' } }).web)).not.toContain('plain');
+  });
+});
+
+describe('TLS', () => {
+  /** The certificate's SHA-256 fingerprint the server presents to a new connection. */
+  function presentedFingerprint(port: number): Promise<string> {
+    return new Promise((resolve, reject) => {
+      const socket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false }, () => {
+        resolve(socket.getPeerX509Certificate()?.fingerprint256 ?? '');
+        socket.end();
+      });
+      socket.on('error', reject);
+    });
+  }
+
+  it('serves HTTPS with the configured certificate, with basic auth, and takes a renewed certificate on reload', async () => {
+    const first = await generateSelfSignedCert();
+    const certFile = join(dir, 'tls.crt');
+    const keyFile = join(dir, 'tls.key');
+    writeFileSync(certFile, first.cert);
+    writeFileSync(keyFile, first.key);
+    const web = { tls: { certFile, keyFile }, basicAuthUsers: { prometheus: 'pw' } };
+    const exporter = new Exporter(config(web), silentLogger, { collectorsFor: () => [collector], processMetrics: false });
+    await exporter.start();
+    const trustFirst = new Agent({ connect: { ca: first.cert } });
+    try {
+      const base = exporter.address();
+      expect(base).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
+      const port = Number(new URL(base).port);
+      expect((await undiciFetch(`${base}/healthz`, { dispatcher: trustFirst })).status).toBe(200);
+      expect((await undiciFetch(`${base}/metrics`, { dispatcher: trustFirst })).status).toBe(401);
+      const authorized = await undiciFetch(`${base}/metrics`, { dispatcher: trustFirst, headers: basic('prometheus', 'pw') });
+      expect(authorized.status).toBe(200);
+      expect(await authorized.text()).toContain('dataprotect_exporter_build_info');
+      // Plain HTTP is not served, and a client that does not trust the certificate is refused.
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+      expect(await presentedFingerprint(port)).toBe(new X509Certificate(first.cert).fingerprint256);
+
+      // Renewed certificate (cert-manager, a new Secret): picked up on reload by new connections.
+      const second = await generateSelfSignedCert();
+      writeFileSync(certFile, second.cert);
+      writeFileSync(keyFile, second.key);
+      await exporter.applyConfig(config(web));
+      expect(await presentedFingerprint(port)).toBe(new X509Certificate(second.cert).fingerprint256);
+
+      // Unreadable files: the reload is refused before anything changes.
+      await expect(exporter.applyConfig(config({ ...web, tls: { certFile: join(dir, 'gone.crt'), keyFile } }))).rejects.toThrow(
+        `web.tls.certFile: cannot read ${join(dir, 'gone.crt')} (ENOENT)`,
+      );
+      expect(await presentedFingerprint(port)).toBe(new X509Certificate(second.cert).fingerprint256);
+    } finally {
+      await trustFirst.close();
+      await exporter.stop();
+    }
+  });
+});
