@@ -36,9 +36,11 @@ function parseArgs(argv: string[]): Options {
 
 async function main(): Promise<void> {
   const options = parseArgs(process.argv.slice(2));
-  const logger = pino({ level: 'warn' });
+  // Logs (e.g. the warning about random paging over 10000 results) go to stderr, the tables to stdout.
+  const logger = pino({ level: 'warn' }, pino.destination(2));
   const started = performance.now();
-  const sim = await startSimulator({ seed: 7, size: { assets: options.assets } });
+  // A fixed seed and start time make the figures reproducible.
+  const sim = await startSimulator({ seed: 7, size: { assets: options.assets }, startTime: new Date('2026-11-18T10:00:00Z') });
   const generatedIn = (performance.now() - started) / 1000;
   const config = parseConfig({
     targets: [{ name: 'bench', kind: 'management', url: sim.urls.management, username: sim.username, password: sim.password, pageSize: options.pageSize }],
