@@ -54,12 +54,45 @@ const formattedData = new WeakMap<CollectorRecord, Map<string, string>>();
 function dataOf(record: CollectorRecord): Map<string, string> {
   let byFamily = formattedData.get(record);
   if (!byFamily) {
-    byFamily = new Map();
-    for (const sample of record.samples) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-    for (const sample of record.histograms) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatHistogram(sample));
+    byFamily = formatRecord(record);
     formattedData.set(record, byFamily);
   }
   return byFamily;
+}
+
+/**
+ * The same per-family series text, UTF-8 encoded once per record. /metrics
+ * writes these buffers as they are: a scrape of a large estate then copies
+ * nothing and encodes nothing (encoding a 20 MB body on every scrape made
+ * concurrent scrapes take seconds and hold hundreds of MB).
+ */
+const encodedData = new WeakMap<CollectorRecord, Map<string, Buffer>>();
+
+function encodedDataOf(record: CollectorRecord): Map<string, Buffer> {
+  let byFamily = encodedData.get(record);
+  if (!byFamily) {
+    byFamily = new Map();
+    // Reuse the text when /probe or a test already formatted this record; otherwise format without keeping the text.
+    const text = formattedData.get(record) ?? formatRecord(record);
+    for (const [family, body] of text) byFamily.set(family, Buffer.from(body, 'utf8'));
+    encodedData.set(record, byFamily);
+  }
+  return byFamily;
+}
+
+function formatRecord(record: CollectorRecord): Map<string, string> {
+  const byFamily = new Map<string, string>();
+  for (const sample of record.samples) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
+  for (const sample of record.histograms) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatHistogram(sample));
+  return byFamily;
+}
+
+const encodedHeaders = new Map<string, Buffer>();
+
+function encodedHeader(family: MetricFamily): Buffer {
+  let header = encodedHeaders.get(family.name);
+  if (!header) encodedHeaders.set(family.name, (header = Buffer.from(familyHeader(family), 'utf8')));
+  return header;
 }
 
 /** Whether a record's last good data is still served: successful at least once, and not older than staleAfter. */
@@ -114,6 +147,29 @@ export function renderRecords(records: readonly CollectorRecord[], options: Rend
     let body = status.get(family.name) ?? '';
     for (const data of freshData) body += data.get(family.name) ?? '';
     if (body) out += familyHeader(family) + body;
+  }
+  return out;
+}
+
+/**
+ * renderRecords as a list of UTF-8 buffers (same bytes): the records' series
+ * are encoded once per record, so assembling a body after any store change
+ * only collects references.
+ */
+export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions): Buffer[] {
+  const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
+  const status = new Map<string, string>();
+  for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
+  const freshData = fresh.map(encodedDataOf);
+  const out: Buffer[] = [];
+  for (const family of METRIC_FAMILIES) {
+    const statusText = status.get(family.name);
+    const parts: Buffer[] = statusText ? [Buffer.from(statusText, 'utf8')] : [];
+    for (const data of freshData) {
+      const body = data.get(family.name);
+      if (body && body.length > 0) parts.push(body);
+    }
+    if (parts.length > 0) out.push(encodedHeader(family), ...parts);
   }
   return out;
 }

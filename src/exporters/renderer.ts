@@ -1,5 +1,5 @@
 import type { SnapshotStore } from '../snapshot/store';
-import { nextExpiry, renderFamilies, renderRecords } from './exposition';
+import { nextExpiry, renderFamilies, renderRecordChunks, renderRecords } from './exposition';
 import type { SelfMetrics } from './prometheus';
 
 interface CachedText {
@@ -30,6 +30,36 @@ export class MetricsRenderer {
     const snapshot = this.snapshotText(target);
     const self = renderFamilies(await this.self.familiesText(target));
     return target === undefined ? snapshot + self + (await this.self.processText()) : snapshot + self;
+  }
+
+  /**
+   * The /metrics body as UTF-8 buffers (same bytes as render()). The snapshot
+   * part is cached as buffers until the store changes or a record turns
+   * stale, and its records' series are encoded once per record: concurrent
+   * scrapes of a large estate share the buffers instead of each encoding and
+   * copying the whole text.
+   */
+  async renderChunks(): Promise<Buffer[]> {
+    const snapshot = this.snapshotChunks();
+    const self = renderFamilies(await this.self.familiesText());
+    return [...snapshot, Buffer.from(self + (await this.self.processText()), 'utf8')];
+  }
+
+  private chunkCache: { version: number; validUntil: number; chunks: Buffer[] } | undefined;
+
+  private snapshotChunks(): Buffer[] {
+    const store = this.store();
+    const now = this.now();
+    const cached = this.chunkCache;
+    if (cached && cached.version === store.version && now < cached.validUntil) return cached.chunks;
+    const records = store.all();
+    const staleAfterMs = this.staleAfterMs();
+    this.chunkCache = {
+      version: store.version,
+      validUntil: nextExpiry(records, now, staleAfterMs),
+      chunks: renderRecordChunks(records, { now, staleAfterMs }),
+    };
+    return this.chunkCache.chunks;
   }
 
   private snapshotText(target: string | undefined): string {

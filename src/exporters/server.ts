@@ -32,7 +32,16 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   app.get('/metrics', protect, async (_req, res) => {
     try {
-      res.set('Content-Type', CONTENT_TYPE).send(await deps.renderer.render());
+      // Written as the renderer's cached buffers, without res.send: no copy of
+      // the body and no ETag hash of it on every scrape (see renderChunks).
+      const chunks = await deps.renderer.renderChunks();
+      let length = 0;
+      for (const chunk of chunks) length += chunk.length;
+      res.status(200).set({ 'Content-Type': CONTENT_TYPE, 'Content-Length': String(length) });
+      res.cork();
+      for (const chunk of chunks) res.write(chunk);
+      res.uncork();
+      res.end();
     } catch (error) {
       deps.logger.error({ err: (error as Error).message }, 'rendering /metrics failed');
       res.status(500).type('text/plain').send('rendering failed\n');
