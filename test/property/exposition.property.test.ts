@@ -4,7 +4,7 @@
  * text format, and whole documents of such series pass `promtool check metrics`.
  */
 import fc from 'fast-check';
-import { escapeLabelValue, formatHistogram, formatSample, renderRecords } from '../../src/exporters/exposition';
+import { escapeLabelValue, formatHistogram, formatSample, renderRecordChunks, renderRecords } from '../../src/exporters/exposition';
 import type { CollectorRecord } from '../../src/snapshot/store';
 import { promtoolCheckMetrics } from '../support/promtool';
 
@@ -114,6 +114,8 @@ describe('exposition label escaping: property tests', () => {
       const text = renderRecords([record], { now: 1000, staleAfterMs: 60_000 });
       expect(text).toContain(formatHistogram(record.histograms[0] as (typeof record.histograms)[number]));
       expect(promtoolCheckMetrics(text)).toBe('');
+      // /metrics writes the same series as pre-encoded buffers: the same bytes.
+      expect(Buffer.concat(renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 })).equals(Buffer.from(text, 'utf8'))).toBe(true);
       // Every asset appears exactly once, with its id intact.
       const ids = text
         .split('\n')

@@ -1,0 +1,227 @@
+/**
+ * The exporter in a process of its own, holding nothing else, so that its
+ * peak RSS is the exporter's. It is the daemon's own wiring (ExporterRuntime,
+ * SelfMetrics, MetricsRenderer, the express endpoints), without the cron
+ * schedule: the parent decides when a collection round runs.
+ *
+ * Commands (IPC): round, captureStart, baseline, memory, gc, stop. The
+ * baseline replays the requests a round made with a bare undici client, in
+ * the same order constraints (targets in parallel, a target's collectors one
+ * after another, the target's connection limit), for the overhead ratio.
+ */
+import diagnostics from 'node:diagnostics_channel';
+import pino from 'pino';
+import { Pool } from 'undici';
+import { parseConfig, type ExporterConfig } from '../../src/config/load';
+import type { RequestObserver } from '../../src/clients/http';
+import type { RunResult } from '../../src/scheduler/job';
+import { ExporterRuntime } from '../../src/runtime';
+import { SelfMetrics } from '../../src/exporters/prometheus';
+import { MetricsRenderer } from '../../src/exporters/renderer';
+import { createHttpApp } from '../../src/exporters/server';
+import { closeServer, listen } from '../../src/exporters/http-server';
+import { childArgument, serve } from './ipc';
+
+export interface ExporterChildOptions {
+  /** the configuration, as a YAML file would give it (plain object) */
+  config: unknown;
+  /** keep the exporter's clock on the simulator's: a fixed offset from real time */
+  clockOffsetMs?: number;
+  logLevel?: string;
+}
+
+export interface ExporterHello {
+  address: string;
+  pid: number;
+}
+
+export interface RoundReport {
+  seconds: number;
+  results: RunResult[];
+  /** requests the clients made (every attempt), by endpoint template */
+  requests: number;
+  byEndpoint: Record<string, number>;
+  /** per collector: duration and result */
+  collectors: Array<{ target: string; collector: string; seconds: number; ok: boolean; error?: string }>;
+}
+
+export interface MemoryReport {
+  rss: number;
+  /** peak resident set size of this process so far (bytes) */
+  maxRss: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+interface Captured {
+  origin: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  target: string;
+  collector: string;
+}
+
+async function main(): Promise<void> {
+  const options = childArgument<ExporterChildOptions>();
+  const config: ExporterConfig = parseConfig(options.config);
+  const logger = pino({ level: options.logLevel ?? 'warn' }, pino.destination(2));
+  const offset = options.clockOffsetMs ?? 0;
+
+  // Requests counted per endpoint template, besides the self-metrics.
+  let byEndpoint = new Map<string, number>();
+  const self = new SelfMetrics();
+  const observer: RequestObserver = {
+    onRequest(event) {
+      byEndpoint.set(event.endpoint, (byEndpoint.get(event.endpoint) ?? 0) + 1);
+      self.onRequest(event);
+    },
+  };
+  const runtime = new ExporterRuntime(config, { logger, observer, ...(offset ? { now: () => new Date(Date.now() + offset) } : {}) });
+  const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
+  const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.isReady(), logger });
+  const server = await listen(app, config.web);
+  const info = server.address() as { port: number };
+
+  // Which collector of which target is running: requests are attributed to it.
+  const running = new Map<string, string>();
+  const store = runtime.store;
+  const runStarted = store.runStarted.bind(store);
+  store.runStarted = (target: string, collector: string) => {
+    running.set(target, collector);
+    runStarted(target, collector);
+  };
+  const targetByOrigin = new Map(config.targets.map((target) => [new URL(target.url).origin, target.name]));
+
+  let capture: Captured[] | undefined;
+  diagnostics.subscribe('undici:request:create', (message) => {
+    if (!capture) return;
+    const request = (message as { request: { origin: string | URL; method: string; path: string; headers: string[] } }).request;
+    const origin = String(request.origin).replace(/\/$/, '');
+    const target = targetByOrigin.get(origin);
+    if (!target) return;
+    const headers: Record<string, string> = {};
+    for (let i = 0; i + 1 < request.headers.length; i += 2) headers[String(request.headers[i]).toLowerCase()] = String(request.headers[i + 1]);
+    capture.push({ origin, method: request.method, path: request.path, headers, target, collector: running.get(target) ?? '?' });
+  });
+
+  serve(
+    {
+      round: async (): Promise<RoundReport> => {
+        byEndpoint = new Map();
+        const before = new Map(store.all().map((r) => [`${r.target}\u0000${r.collector}`, r.runs]));
+        const started = performance.now();
+        const results = await runtime.runOnce();
+        const seconds = (performance.now() - started) / 1000;
+        const collectors = store
+          .all()
+          .filter((r) => r.runs !== before.get(`${r.target}\u0000${r.collector}`))
+          .map((r) => ({
+            target: r.target,
+            collector: r.collector,
+            seconds: r.lastDurationSeconds ?? 0,
+            ok: r.lastRunSucceeded === true,
+            ...(r.lastRunSucceeded ? {} : { error: r.lastError ?? '' }),
+          }));
+        let requests = 0;
+        for (const count of byEndpoint.values()) requests += count;
+        return { seconds, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
+      },
+      captureStart: () => {
+        capture = [];
+      },
+      baseline: async () => {
+        const captured = capture ?? [];
+        capture = undefined;
+        return replay(captured, config);
+      },
+      memory: (): MemoryReport => {
+        const usage = process.memoryUsage();
+        return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+      },
+      gc: (): MemoryReport => {
+        const gc = (globalThis as { gc?: () => void }).gc;
+        if (!gc) throw new Error('start the child with --expose-gc');
+        gc();
+        gc();
+        const usage = process.memoryUsage();
+        return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+      },
+      stop: async () => {
+        await closeServer(server);
+        await runtime.stop();
+        setImmediate(() => process.exit(0));
+      },
+    },
+    { address: `http://127.0.0.1:${info.port}`, pid: process.pid } satisfies ExporterHello,
+  );
+}
+
+/**
+ * Fetches the pages a round fetched, with nothing but an undici Pool per
+ * origin: the same per-target connection limit, targets in parallel, a
+ * target's collectors in order. Serial listings are re-walked from their
+ * BEGIN request (a queryState token is spent by its first use); logins are
+ * left out (the captured tokens are still valid).
+ */
+async function replay(captured: Captured[], config: ExporterConfig): Promise<{ seconds: number; requests: number; bytes: number }> {
+  const byTarget = new Map<string, Map<string, Captured[]>>();
+  for (const request of captured) {
+    if (request.method !== 'GET') continue;
+    const query = new URLSearchParams(request.path.split('?')[1] ?? '');
+    const state = query.get('queryState');
+    if (state !== null && state !== 'BEGIN') continue; // walked from its BEGIN
+    let groups = byTarget.get(request.target);
+    if (!groups) byTarget.set(request.target, (groups = new Map()));
+    const list = groups.get(request.collector) ?? [];
+    list.push(request);
+    groups.set(request.collector, list);
+  }
+  let requests = 0;
+  let bytes = 0;
+  const pools: Pool[] = [];
+  const started = performance.now();
+  await Promise.all(
+    [...byTarget].map(async ([targetName, groups]) => {
+      const target = config.targets.find((t) => t.name === targetName);
+      const limit = target?.maxConcurrency ?? 4;
+      const origin = (groups.values().next().value as Captured[])[0]?.origin as string;
+      const pool = new Pool(origin, { connections: limit, pipelining: 1 });
+      pools.push(pool);
+      const get = async (request: Captured, path: string): Promise<string> => {
+        const response = await pool.request({ method: 'GET', path, headers: request.headers });
+        const text = await response.body.text();
+        requests += 1;
+        bytes += Buffer.byteLength(text);
+        return text;
+      };
+      for (const list of groups.values()) {
+        let next = 0;
+        const worker = async (): Promise<void> => {
+          while (next < list.length) {
+            const request = list[next++] as Captured;
+            let text = await get(request, request.path);
+            if (!/[?&]queryState=BEGIN/.test(request.path)) continue;
+            const [pathname, search] = request.path.split('?') as [string, string];
+            const pageSize = new URLSearchParams(search).get('pageSize') ?? '';
+            for (;;) {
+              const token = (JSON.parse(text) as { page?: { queryState?: string } }).page?.queryState;
+              if (!token || token === 'END') break;
+              text = await get(request, `${pathname}?pageSize=${encodeURIComponent(pageSize)}&queryState=${encodeURIComponent(token)}`);
+            }
+          }
+        };
+        await Promise.all(Array.from({ length: Math.min(limit, list.length) }, worker));
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  await Promise.all(pools.map((pool) => pool.close()));
+  return { seconds, requests, bytes };
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
