@@ -296,6 +296,20 @@ describe('serial paging', () => {
     expect(truth.length).toBeGreaterThan(20);
   });
 
+  it('a time filter on startTime still finds an activity that waited long in the queue', async () => {
+    const now = clock.now().getTime();
+    const waited = estate.addActivity({ category: 'RESTORE', createTime: new Date(now - 30 * 3_600_000), state: 'QUEUED' });
+    estate.setActivityState(waited.id, 'RUNNING');
+    const early = estate.addActivity({ category: 'DISCOVER', createTime: new Date(now - 20 * 3_600_000), startTime: new Date(now - 60_000), endTime: new Date(now) });
+    const filter = `startTime ge "${new Date(now - 120_000).toISOString()}" and classType eq JOB`;
+    const { items } = await serial('/api/v2/activities', { pageSize: 50, filter });
+    expect(items.map((a) => a.id)).toEqual(expect.arrayContaining([waited.id, early.id]));
+    const random = await call(`/api/v2/activities?${q({ filter: `endTime le "${new Date(now).toISOString()}" and endTime ge "${new Date(now).toISOString()}"`, pageSize: 1000 })}`);
+    expect(random.body.content.map((a: { id: string }) => a.id)).toContain(early.id);
+    const truth = estate.activities().filter((a) => a.startTime !== null && Date.parse(a.startTime) >= now - 120_000 && a.classType === 'JOB');
+    expect(items.map((a) => a.id)).toEqual(truth.map((a) => a.id));
+  });
+
   it('alerts page both ways; policies only randomly', async () => {
     const { items } = await serial('/api/v2/alerts', { pageSize: 4, filter: 'acknowledgement.acknowledgeState eq UNACKNOWLEDGED' });
     expect(items).toEqual(estate.alerts().filter((a) => a.acknowledgement.acknowledgeState === 'UNACKNOWLEDGED'));
@@ -443,7 +457,7 @@ describe('the estate moves with the clock', () => {
     expect(protectedAsset).toBeDefined();
     const id = (protectedAsset as { id: string }).id;
     const before = (await call(`/api/v2/assets/${id}`)).body;
-    const running = estate.activities().find((a) => a.state === 'RUNNING' && a.classType === 'JOB');
+    const running = estate.activities().find((a) => a.state === 'RUNNING' && a.classType === 'JOB' && a.category === 'PROTECT');
     expect(running).toBeDefined();
     const auditBefore = estate.auditEntryCount();
     const beforeAdvance = clock.now();

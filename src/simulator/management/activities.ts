@@ -28,6 +28,13 @@ export function activityUpdateMs(a: ActivityRecord, nowMs: number): number {
   return t;
 }
 
+/** from creation to the last state change planned so far (start, cancellation, end; never-reached ones left out) */
+export function activitySpanMs(a: ActivityRecord): number {
+  let last = a.createMs;
+  for (const t of [a.startMs, a.cancelMs, a.endMs]) if (Number.isFinite(t)) last = Math.max(last, t);
+  return last - a.createMs;
+}
+
 export function activityProgress(a: ActivityRecord, nowMs: number): number {
   const state = activityState(a, nowMs);
   if (state === 'QUEUED') return 0;
@@ -309,6 +316,8 @@ export function generateActivityHour(state: EstateState, rng: SeededRandom, hour
   let made = 0;
   while (made < budget) {
     const unit = makeUnit(rng, state, 0);
+    // a unit of many activities would overshoot the budget: keep it only if that misses the budget by less than leaving it out
+    if (made + unit.length - budget > budget - made) break;
     units.push(unit);
     made += unit.length;
   }

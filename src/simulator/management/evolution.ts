@@ -6,6 +6,7 @@
  * drawn from streams named after the hour or the backup, so the outcome does
  * not depend on how the clock was moved there.
  */
+import { activitySpanMs } from './activities';
 import { DAY_MS, HOUR_MS } from './catalog';
 import { attachCopy, lastExpiryRun, newestCopy, scheduledCopies, setLastCopy } from './copies';
 import { lowerBound } from './hash';
@@ -46,6 +47,7 @@ export function addReleasedActivity(state: EstateState, activity: ActivityRecord
     list.splice(lowerBound(list.length, (i) => (list[i] as ActivityRecord).createMs, activity.createMs, true), 0, activity);
   }
   state.activityById.set(activity.id, activity);
+  state.maxActivitySpanMs = Math.max(state.maxActivitySpanMs, activitySpanMs(activity));
   if (activity.classType === 'JOB_GROUP' && activity.category === 'PROTECT' && activity.policy) {
     const policy = state.policies.find((p) => p.api.id === activity.policy?.id);
     policy?.groups.push(activity);

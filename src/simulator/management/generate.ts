@@ -77,6 +77,7 @@ export function createManagementEstate(random: SeededRandom, size: EstateSize, c
     storageSystems,
     cloudDrSessions: makeCloudDrSessions(rng.fork('cloud-dr'), assets, startMs),
     alerts: makeAlerts(rng.fork('alerts'), size, startMs, assets, storageSystems, inventorySources, policies),
+    maxActivitySpanMs: 0,
     version: 0,
     assetsVersion: 0,
   };

@@ -206,6 +206,7 @@ export function activityList(state: EstateState): ListSource<ActivityRecord> {
     name: 'activities',
     fields: activityFields(nowMs),
     sortField: 'createTime',
+    trailingFields: () => ({ startTime: state.maxActivitySpanMs, endTime: state.maxActivitySpanMs, updateTime: state.maxActivitySpanMs }),
     items: (snapshot) => arraySeq(snapshot ? state.activities.slice() : state.activities, (a) => a.createMs),
     render: (a) => renderActivity(a, nowMs),
     stamp: () => stampOf(state),

@@ -5,7 +5,7 @@
  * (plain data); treat them as read-only and change the estate through the
  * mutators, which also keep the served data consistent.
  */
-import { activityState, assetRef, policyRef, renderActivity } from './activities';
+import { activitySpanMs, activityState, assetRef, policyRef, renderActivity } from './activities';
 import { ACTIVITY_CATEGORIES, DAY_MS, assetTypeInfo } from './catalog';
 import { attachCopy, copyMetricsOf, makeCopy, nextBackupAfter, renderCopy, setLastCopy } from './copies';
 import { addReleasedActivity } from './evolution';
@@ -356,6 +356,7 @@ export class ManagementEstate {
     if (spec.startTime !== undefined || spec.endTime !== undefined) {
       record.startMs = spec.startTime ? spec.startTime.getTime() : Infinity;
       record.endMs = spec.endTime ? spec.endTime.getTime() : Infinity;
+      if (record.startMs < createMs || record.endMs < record.startMs) throw new RangeError('addActivity: needs createTime <= startTime <= endTime');
     } else {
       retime(record, spec.state ?? 'COMPLETED', now);
     }
@@ -371,6 +372,7 @@ export class ManagementEstate {
     const now = this.nowMs();
     if (resultStatus) record.status = resultStatus;
     retime(record, state, now);
+    this.state.maxActivitySpanMs = Math.max(this.state.maxActivitySpanMs, activitySpanMs(record));
     this.changed(false);
     return renderActivity(record, now);
   }

@@ -56,6 +56,12 @@ export interface ListSource<T> {
   sortField?: string;
   /** without orderby, serve the natural order reversed */
   defaultDescending?: boolean;
+  /**
+   * Time fields never before the sort field and at most `lag` ms after it
+   * (an activity starts and ends after it is created): a range on them
+   * narrows the range of the sort field that has to be scanned.
+   */
+  trailingFields?(): Record<string, number>;
   /** the items now; `snapshot` asks for a view later changes cannot shift */
   items(snapshot: boolean): Seq<T>;
   render(item: T): unknown;
@@ -235,6 +241,12 @@ export function resolveQuery<T>(source: ListSource<T>, filterText: string | unde
       if (bounds.min !== undefined) lo = lowerBound(seq.length, keyAt, bounds.min, !bounds.minInclusive);
       if (bounds.max !== undefined) hi = Math.max(lo, lowerBound(seq.length, keyAt, bounds.max, bounds.maxInclusive));
       if (isPureRange(ast, sortField)) predicate = undefined;
+      for (const [field, lag] of Object.entries(source.trailingFields?.() ?? {})) {
+        const trailing = boundsOf(ast, field, 'time');
+        if (trailing.min !== undefined && Number.isFinite(lag)) lo = Math.max(lo, lowerBound(seq.length, keyAt, trailing.min - lag));
+        if (trailing.max !== undefined) hi = Math.min(hi, lowerBound(seq.length, keyAt, trailing.max, true));
+      }
+      hi = Math.max(lo, hi);
     }
     return { kind: 'range', seq, lo, hi, descending, ...(predicate ? { predicate } : {}) };
   }

@@ -132,6 +132,8 @@ export interface EstateState {
   /** ascending createMs, only activities created up to now */
   activities: ActivityRecord[];
   activityById: Map<string, ActivityRecord>;
+  /** the longest time from an activity's creation to its last state change so far (bounds time-range scans) */
+  maxActivitySpanMs: number;
   /** hands out the activities of each hour as the clock passes their createMs */
   activityFeed: HourlyFeed<ActivityRecord>;
   audit: AuditStore;
