@@ -55,8 +55,8 @@ describe('/probe?target=NAME', () => {
     const exporter = await startExporter();
     try {
       const base = exporter.address();
-      exporter.selfMetrics.onRequest({ target: 'backup-prod', endpoint: '/api/v2/assets', method: 'GET', code: '200', durationSeconds: 0.1 });
-      exporter.selfMetrics.onRequest({ target: 'dd-center', endpoint: '/rest/v1.0/system', method: 'GET', code: '200', durationSeconds: 0.1 });
+      exporter.selfMetrics.onRequest({ target: 'backup-prod', endpoint: '/api/v2/assets', code: '200', durationSeconds: 0.1 });
+      exporter.selfMetrics.onRequest({ target: 'dd-center', endpoint: '/rest/v1.0/system', code: '200', durationSeconds: 0.1 });
       const probe = await fetch(`${base}/probe?target=backup-prod`);
       expect(probe.status).toBe(200);
       expect(probe.headers.get('content-type')).toContain('text/plain; version=0.0.4');
@@ -89,7 +89,7 @@ describe('the documented scrape configurations', () => {
     const scrapeConfigs = [
       ...(parse(relabeled as string) as { scrape_configs: Array<Record<string, unknown>> }).scrape_configs,
       ...(parse(single as string) as Array<Record<string, unknown>>),
-    ].map((job) => ({
+    ].map((job): Record<string, unknown> => ({
       ...(JSON.parse(JSON.stringify(job).replaceAll('dataprotect-exporter:8497', address)) as Record<string, unknown>),
       scrape_interval: '1s',
       scrape_timeout: '1s',
