@@ -344,6 +344,18 @@ describe('filters over HTTP', () => {
     expect(failed.body.page.totalElements).toBe(activities.filter((a) => a.result.status === 'FAILED').length);
   });
 
+  it('id in (...) picks exactly the named items, in list order, under the rest of the filter', async () => {
+    const all = estate.activities();
+    const named = [all[40], all[3], all[900], all[3]].map((a) => (a as { id: string }).id);
+    const answer = await call(`/api/v2/activities?${q({ filter: `id in (${[...named, 'no-such-id'].map((id) => `"${id}"`).join(', ')})`, pageSize: 10 })}`);
+    expect(answer.body.content.map((a: { id: string }) => a.id)).toEqual([all[3], all[40], all[900]].map((a) => (a as { id: string }).id));
+    expect(answer.body.page.totalElements).toBe(3);
+    const completed = await serial('/api/v2/activities', { pageSize: 2, filter: `id in (${named.map((id) => `"${id}"`).join(',')}) and state eq "COMPLETED"` });
+    expect(completed.items.map((a) => a.id)).toEqual([all[3], all[40], all[900]].filter((a) => a?.state === 'COMPLETED').map((a) => (a as { id: string }).id));
+    const asset = estate.assets()[17] as { id: string };
+    expect((await call(`/api/v2/assets?${q({ filter: `id eq "${asset.id}"` })}`)).body.content).toEqual([asset]);
+  });
+
   it('a syntax error or an unknown field is a 400 naming the problem', async () => {
     const syntax = await call(`/api/v2/assets?${q({ filter: 'name eq "unterminated' })}`);
     expect(syntax.status).toBe(400);

@@ -20,7 +20,10 @@ import {
   compileFilter,
   isPureRange,
   parseOrderBy,
+  pinnedValues,
   type FieldSpecs,
+  type Literal,
+  type OrderTerm,
   type Predicate,
 } from './filter';
 import { lowerBound } from './hash';
@@ -62,6 +65,10 @@ export interface ListSource<T> {
    * narrows the range of the sort field that has to be scanned.
    */
   trailingFields?(): Record<string, number>;
+  /** direct lookup for filters that name items by `id eq` / `id in (...)` (no scan) */
+  byId?(id: string): T | undefined;
+  /** the sort field's value of an item (needed with byId to keep the natural order) */
+  keyOf?(item: T): number;
   /** the items now; `snapshot` asks for a view later changes cannot shift */
   items(snapshot: boolean): Seq<T>;
   render(item: T): unknown;
@@ -229,6 +236,8 @@ export function resolveQuery<T>(source: ListSource<T>, filterText: string | unde
   const terms = orderbyText !== undefined && orderbyText.trim() !== '' ? prefixed('Invalid orderby', () => parseOrderBy(orderbyText, source.fields)) : [];
   const seq = source.items(snapshot);
   const first = terms[0];
+  const ids = ast && source.byId ? pinnedValues(ast, 'id') : undefined;
+  if (ids && source.byId) return byIds(source, ids, predicate, terms);
   if (terms.length === 0 || (terms.length === 1 && first?.field === source.sortField)) {
     const descending = first ? first.descending : source.defaultDescending === true;
     let lo = 0;
@@ -265,6 +274,28 @@ export function resolveQuery<T>(source: ListSource<T>, filterText: string | unde
     return 0;
   });
   return { kind: 'list', items: rows.map((r) => r.item) };
+}
+
+/** the items named by id, in natural (or the asked) order, filtered by the whole filter */
+function byIds<T>(source: ListSource<T>, ids: Literal[], predicate: Predicate<T> | undefined, terms: OrderTerm[]): Resolved<T> {
+  const items: T[] = [];
+  for (const id of new Set(ids)) {
+    const item = typeof id === 'string' ? source.byId?.(id) : undefined;
+    if (item !== undefined && (!predicate || predicate(item))) items.push(item);
+  }
+  const order = terms.length > 0 ? terms : source.sortField ? [{ field: source.sortField, descending: source.defaultDescending === true }] : [];
+  const keyed = items.map((item) => ({
+    item,
+    keys: order.map((t) => (t.field === source.sortField && source.keyOf ? source.keyOf(item) : source.fields[t.field]?.get(item))),
+  }));
+  keyed.sort((a, b) => {
+    for (let k = 0; k < order.length; k++) {
+      const c = compareValues(a.keys[k], b.keys[k]);
+      if (c !== 0) return (order[k] as OrderTerm).descending ? -c : c;
+    }
+    return 0;
+  });
+  return { kind: 'list', items: keyed.map((r) => r.item) };
 }
 
 function prefixed<R>(prefix: string, run: () => R): R {
