@@ -8,7 +8,8 @@
  * has run; until then, for assets whose lastAvailableCopyTime is null, this
  * collector asks latest-copies itself (batched), so that even its first run
  * does not count an asset with copies as "without copy". Those answers are
- * kept in its state until the latest-copies collector publishes fresher ones.
+ * kept in its state until the latest-copies collector publishes fresher ones
+ * (for at most 30 minutes).
  */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector, type Sample } from '../types';
@@ -24,6 +25,9 @@ import {
   type AssetRecord,
   type LatestCopyTimes,
 } from './shared';
+
+/** How long this collector trusts its own latest-copies answer before asking again. */
+const OWN_LATEST_MAX_AGE_MS = 30 * 60_000;
 
 interface OwnLatest {
   /** exporter clock, epoch ms */
@@ -60,7 +64,9 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
     const unknown: string[] = [];
     for (const asset of raw.values()) {
       if (asset.lastAvailableCopyTime !== null) continue;
-      const own = ctx.state?.ownLatest.get(asset.id);
+      const kept = ctx.state?.ownLatest.get(asset.id);
+      // asked again once old: the latest-copies collector may be disabled or failing
+      const own = kept && now - kept.checkedAt < OWN_LATEST_MAX_AGE_MS ? kept : undefined;
       const publishedKnows = published?.newest.has(asset.id) ?? false;
       if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
       else if (!own && !publishedKnows) unknown.push(asset.id);

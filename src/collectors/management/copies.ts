@@ -13,7 +13,9 @@
  *     start falls at a per-asset point in the second half of the period, so
  *     the re-reads are spread across runs instead of all falling together.
  * Between reads, copies whose retentionTime has passed are dropped locally.
- * A run with no changes and nothing due makes no per-asset request.
+ * A run with no changes and nothing due makes no per-asset request. Only
+ * assets whose per-asset series are emitted (`collection.perAssetSeries`) are
+ * read at all.
  *
  * The state keeps, per asset and location, the count, the bytes and the
  * retention times and sizes of the copies that expire (two numbers a copy),
@@ -66,6 +68,8 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const next = new Map<string, AssetCopies>();
     const toRead: AssetRecord[] = [];
     for (const asset of list.assets.values()) {
+      // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
+      if (!perAssetSeriesFor(ctx.settings, asset)) continue;
       const known = previous?.get(asset.id);
       const fingerprint = fingerprints?.get(asset.id) ?? null;
       const changed =
@@ -111,7 +115,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const samples: Sample[] = [];
     for (const asset of list.assets.values()) {
       const entry = next.get(asset.id);
-      if (!entry || !perAssetSeriesFor(ctx.settings, asset)) continue;
+      if (!entry) continue;
       for (const [location, copies] of entry.locations) {
         const labels = { target, asset_id: asset.id, asset_name: asset.name, location };
         samples.push({ name: 'dataprotect_asset_copies', labels, value: copies.count });

@@ -114,6 +114,20 @@ describe('assets collector', () => {
     expect(list.assets.size).toBe(live().length);
   });
 
+  it('asks latest-copies again for assets without lastAvailableCopyTime once its own answer is old', async () => {
+    const nullCount = live().filter((a) => a.lastAvailableCopyTime === null).length;
+    const first = await run(assetsCollector, sim, h);
+    expect(sim.stats.count('management', '/api/v2/latest-copies')).toBe(Math.ceil(nullCount / 100));
+    sim.stats.reset();
+    const second = await run(assetsCollector, sim, h, { state: first.state as AssetsState });
+    expect(sim.stats.count('management', '/api/v2/latest-copies')).toBe(0);
+    sim.clock.advance(31 * 60_000);
+    sim.stats.reset();
+    await run(assetsCollector, sim, h, { state: second.state as AssetsState });
+    const nullNow = live().filter((a) => a.lastAvailableCopyTime === null).length;
+    expect(sim.stats.count('management', '/api/v2/latest-copies')).toBe(Math.ceil(nullNow / 100));
+  });
+
   it('limits per-asset series with perAssetSeries, never the counts', async () => {
     const protectedOnly = await run(assetsCollector, sim, h, { settings: { perAssetSeries: 'protected' } });
     const protectedAssets = live().filter((a) => a.protectionStatus === 'PROTECTED');

@@ -192,6 +192,19 @@ describe('copies collector on a small estate: full re-read, failures', () => {
     expect(emitted(result)).toEqual(truthCopies(sim));
   });
 
+  it('reads copies only of the assets whose series are emitted (perAssetSeries)', async () => {
+    const shared = new Map<string, unknown>();
+    const protectedOnly = await round(sim, h, shared, undefined, { perAssetSeries: 'protected' });
+    const protectedIds = new Set(live(sim).filter((a) => a.protectionStatus === 'PROTECTED').map((a) => a.id));
+    expect(protectedIds.size).toBeLessThan(live(sim).length);
+    expect(perAssetCopyRequests(sim)).toBe(protectedIds.size);
+    const truth = new Map([...truthCopies(sim)].filter(([key]) => protectedIds.has(key.split('/')[0] as string)));
+    expect(emitted(protectedOnly)).toEqual(truth);
+    const none = await round(sim, h, shared, undefined, { perAssetSeries: 'none' });
+    expect(perAssetCopyRequests(sim)).toBe(0);
+    expect(none.samples).toEqual([]);
+  });
+
   it('fails cleanly when one asset read fails, keeping the previous state; skips an asset removed meanwhile', async () => {
     const shared = new Map<string, unknown>();
     const good = await round(sim, h, shared, undefined);
