@@ -54,6 +54,9 @@ export class Exporter {
       protect: basicAuthGuard(() => this.runtime.currentConfig.web.basicAuthUsers, this.logger),
     });
     this.startedWeb = this.runtime.currentConfig.web;
+    if (this.startedWeb.basicAuthUsers && !this.startedWeb.tls) {
+      this.logger.warn('web.basicAuthUsers without web.tls: scrapers send their passwords in clear text');
+    }
     this.server = await listen(app, this.startedWeb);
     this.logger.info({ address: this.address() }, 'listening');
     this.runtime.start();

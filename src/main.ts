@@ -10,7 +10,17 @@ const argv = process.argv.slice(2);
 /** Commands that collect nothing have nothing to trace. */
 const collects = !argv.some((arg) => ['--help', '-h', '--version', '--check-config'].includes(arg));
 const plan = collects ? planTracing(readTracingSettings(configFileFromArgs(argv) ?? DEFAULT_CONFIG_PATH)) : undefined;
-const tracing: Tracing | undefined = plan ? startTracing(plan) : undefined;
+/** Traces are a diagnostic: an SDK that cannot start must not keep the exporter from running. */
+function tryStartTracing(): Tracing | undefined {
+  if (!plan) return undefined;
+  try {
+    return startTracing(plan);
+  } catch (error) {
+    process.stderr.write(`tracing disabled: the OpenTelemetry SDK did not start: ${(error as Error).message}\n`);
+    return undefined;
+  }
+}
+const tracing = tryStartTracing();
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { main } = require('./cli') as typeof import('./cli');
