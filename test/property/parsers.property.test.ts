@@ -93,7 +93,8 @@ function valid(field: Field): fc.Arbitrary<unknown> {
 function record(shape: Shape): fc.Arbitrary<Record<string, unknown>> {
   const parts = Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, valid(field)]));
   // A field the exporter does not know: must be tolerated.
-  return fc.record({ ...parts, someFutureField: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: Object.keys(shape) });
+  const all: Record<string, fc.Arbitrary<unknown>> = { ...parts, someFutureField: fc.jsonValue({ maxDepth: 1 }) };
+  return fc.record(all, { requiredKeys: Object.keys(shape) }) as fc.Arbitrary<Record<string, unknown>>;
 }
 
 /** A value of the wrong kind, or an absurd one of the right kind. */
