@@ -437,7 +437,7 @@ function makeAssets(
       phaseMs: policy && policy.windowMs > 0 ? r.int(0, policy.windowMs - 1) : 0,
       nextBackupMs: Infinity,
     };
-    const withoutCopies = status === 'EXCLUDED' || r.chance(noCopyChance);
+    const withoutCopies = status === 'EXCLUDED' || size.copiesPerAsset <= 0 || r.chance(noCopyChance);
     plans.push({ asset, withoutCopies });
   }
 

@@ -100,7 +100,8 @@ export function assetList(state: EstateState): ListSource<AssetRecord> {
   };
 }
 
-function copyFields(nowMs: number): FieldSpecs<CopyRecord> {
+/** copy fields, for copies lists and the latest-copies filter (location is where the copy is at nowMs) */
+export function copyFields(nowMs: number): FieldSpecs<CopyRecord> {
   return {
     id: { kind: 'string', get: (c) => c.id },
     assetId: { kind: 'string', get: (c) => c.asset.api.id },
@@ -160,8 +161,6 @@ export function latestCopyList(state: EstateState, assetIds: string[], matches: 
     paging: 'random',
   };
 }
-
-export { copyFields };
 
 export function copyMetricsList(state: EstateState): ListSource<AssetRecord> {
   const nowMs = nowOf(state);
