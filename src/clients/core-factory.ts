@@ -1,11 +1,13 @@
 import type { Logger } from 'pino';
 import type { TargetConfig } from '../config/load';
-import { HttpCore, type RequestObserver } from './http';
+import { HttpCore, type HttpCoreOptions, type RequestObserver } from './http';
 
 /** What every API client needs besides its target's configuration. */
 export interface ClientDeps {
   logger: Logger;
   observer?: RequestObserver;
+  /** retry pacing overrides (tests use short backoffs) */
+  http?: Pick<HttpCoreOptions, 'backoffBaseMs' | 'maxRetryWaitMs'>;
 }
 
 /** Builds the shared HTTP core from a target's configuration. */
@@ -19,5 +21,6 @@ export function httpCoreFor(target: TargetConfig, deps: ClientDeps): HttpCore {
     maxAttempts: target.maxAttempts,
     ...(deps.observer ? { observer: deps.observer } : {}),
     logger: deps.logger,
+    ...deps.http,
   });
 }

@@ -87,7 +87,7 @@ describe('management client against the simulator', () => {
     sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 2, times: 1, fault: { kind: 'status', status: 500 } });
     const error = (await collectAll(h.client.assets()).catch((e: unknown) => e)) as Error & { kind: string; status: number };
     expect(error).toMatchObject({ kind: 'status', status: 500 });
-    expect(error.message).toBe('/api/v2/assets: HTTP 500: An unexpected error occurred');
+    expect(error.message).toBe('/api/v2/assets: HTTP 500 (An unexpected error occurred)');
   });
 
   it('ends a hanging request at the collector signal, or at the per-request time limit', async () => {

@@ -2,7 +2,8 @@ import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
-import { HttpCore, parseJson, type HttpCoreOptions, type HttpResponse } from '../http';
+import { parseJson, type HttpCore, type HttpResponse } from '../http';
+import { errorForStatus, serverReason } from '../response';
 import { ENDPOINTS, assetCopiesPath } from './endpoints';
 import { isIn, type Filter } from './filter';
 import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
@@ -35,10 +36,8 @@ import {
 } from './schemas';
 import { TokenSession } from './session';
 
-export interface ManagementClientDeps extends ClientDeps {
-  /** knobs of the shared HTTP core that the configuration does not expose (tests and benchmarks use a short backoff) */
-  http?: Pick<HttpCoreOptions, 'backoffBaseMs' | 'maxRetryWaitMs'>;
-}
+/** kept for callers that name it; the retry knobs now live in ClientDeps for every client */
+export type ManagementClientDeps = ClientDeps;
 
 export interface ListOptions {
   filter?: Filter;
@@ -48,8 +47,6 @@ export interface ListOptions {
   pageSize?: number;
 }
 
-/** Longest `reason` from an error body that goes into an error message. */
-const MAX_REASON = 160;
 /** Time given to the logout at shutdown. */
 const LOGOUT_TIMEOUT_MS = 5_000;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
@@ -69,7 +66,7 @@ export class ManagementClient {
     readonly target: TargetConfig,
     protected readonly deps: ManagementClientDeps,
   ) {
-    this.http = deps.http ? new HttpCore({ ...coreOptions(target, deps), ...deps.http }) : httpCoreFor(target, deps);
+    this.http = httpCoreFor(target, deps);
     this.session = new TokenSession(() => this.login());
   }
 
@@ -215,10 +212,10 @@ export class ManagementClient {
       const fresh = await this.session.get(request.signal);
       response = await send(fresh);
       if (response.status === 401) {
-        throw new ApiError('auth', request.endpoint, `401 for a freshly issued token: ${reasonOf(response)}`, 401);
+        throw errorForStatus(response, request.endpoint, '401 for a freshly issued token');
       }
     }
-    if (response.status < 200 || response.status >= 300) throw statusError(response, request.endpoint);
+    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, request.endpoint);
     return response;
   }
 
@@ -231,9 +228,9 @@ export class ManagementClient {
       body: { username: this.target.username, password: this.target.password.reveal() },
     });
     if (response.status === 401 || response.status === 403) {
-      throw new ApiError('auth', endpoint, `login rejected for user ${this.target.username} (HTTP ${response.status}): ${reasonOf(response)}`, response.status);
+      throw new ApiError('auth', endpoint, `login rejected for user ${this.target.username} (HTTP ${response.status}${reasonSuffix(response)})`, response.status);
     }
-    if (response.status < 200 || response.status >= 300) throw statusError(response, endpoint);
+    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
     let body: unknown;
     try {
       body = JSON.parse(response.text);
@@ -246,34 +243,7 @@ export class ManagementClient {
   }
 }
 
-/** The HTTP core options from the target, as core-factory builds them. */
-function coreOptions(target: TargetConfig, deps: ClientDeps): HttpCoreOptions {
-  return {
-    target: target.name,
-    baseUrl: target.url,
-    tls: { ...(target.tls.ca ? { ca: target.tls.ca } : {}), insecureSkipVerify: target.tls.insecureSkipVerify },
-    requestTimeoutMs: target.requestTimeout,
-    maxConcurrency: target.maxConcurrency,
-    maxAttempts: target.maxAttempts,
-    ...(deps.observer ? { observer: deps.observer } : {}),
-    logger: deps.logger,
-  };
-}
-
-/** The `reason` of the seed's error body, bounded and on one line; the status text when there is none. */
-export function reasonOf(response: HttpResponse): string {
-  let reason: unknown;
-  try {
-    const body = JSON.parse(response.text) as { reason?: unknown; message?: unknown } | null;
-    reason = body?.reason ?? body?.message;
-  } catch {
-    reason = undefined;
-  }
-  if (typeof reason !== 'string' || reason.trim() === '') return 'no reason given';
-  const line = reason.replace(/\s+/g, ' ').trim();
-  return line.length > MAX_REASON ? `${line.slice(0, MAX_REASON)}...` : line;
-}
-
-function statusError(response: HttpResponse, endpoint: string): ApiError {
-  return new ApiError('status', endpoint, `HTTP ${response.status}: ${reasonOf(response)}`, response.status);
+function reasonSuffix(response: HttpResponse): string {
+  const reason = serverReason(response.text);
+  return reason ? `: ${reason}` : '';
 }
