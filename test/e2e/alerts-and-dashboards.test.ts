@@ -1,0 +1,328 @@
+/**
+ * Issue 5 end to end: the simulator, the exporter collecting it every 2 s and a
+ * real Prometheus (Debian's package) scraping the exporter every second with
+ * the production rules of alerts/ evaluated every second.
+ *
+ * 1. Healthy estate: every query of every dashboard panel returns data, except
+ *    the panels listed in EMPTY_WHEN_HEALTHY, which must be empty; every rule
+ *    evaluates without error; the active alerts are exactly those the
+ *    simulator's truth calls for (expected-alerts.ts).
+ * 2. The estate turns unhealthy (a VM paused, a cluster disconnected, an asset's
+ *    newest copy aged to twice its RPO, a protected asset without a copy, an
+ *    hour of storage growth, one 503): the matching alerts become pending with
+ *    the right labels, no other alert appears, and the panels that were empty
+ *    by design return data.
+ *
+ * The rules file is loaded as it is shipped: its `for` durations (5 m and
+ * more) cannot elapse in this test, so "pending" is the expected state.
+ * The steps run in order and build on each other.
+ */
+import { readFileSync } from 'node:fs';
+import { durationSeconds, parseThresholds, THRESHOLDS_FILE } from '../../scripts/build-rules';
+import type { RunningSimulator } from '../../src/simulator';
+import { dashboardFiles, loadDashboard, queriesOf, substituteVariables, variableQueryExpr, type DashboardQuery } from '../dashboards/dashboards';
+import { allRules } from '../rules/rules-files';
+import { comparableKeys, expectedAlerts } from './expected-alerts';
+import type { ActiveAlert, PrometheusHarness } from './prometheus-harness';
+import { SCRAPE_JOB, startStack, TARGETS, type Stack } from './stack';
+
+/** The whole file stays well below 90 s: every wait is cut at this deadline. */
+const DEADLINE = Date.now() + 75_000;
+jest.setTimeout(80_000);
+
+const HOUR_MS = 3_600_000;
+/**
+ * 36 h: the simulator's policies copy at least daily (its longest gap between
+ * two copies of an asset is 24 h), so every asset starts within its RPO, and
+ * the aged asset (2 x RPO) is far past it.
+ */
+const DEFAULT_RPO = '36h';
+const RPO_MS = 36 * HOUR_MS;
+
+const THRESHOLDS = parseThresholds(readFileSync(THRESHOLDS_FILE, 'utf8'));
+const RULES = allRules().alerts;
+
+/**
+ * Panels that are empty by design while the estate is healthy, and why. They
+ * must be empty in step 1 (else this list is wrong) and return data in step 2.
+ */
+const EMPTY_WHEN_HEALTHY: Readonly<Record<string, string>> = {
+  'DataProtect / Exporter health / API errors by endpoint and code / A': 'only non-2xx answers (> 0); the simulator answers 2xx until 503s are injected',
+  'DataProtect / Protection SLA / Assets out of RPO or without a copy / A': 'every protected asset has a copy within its RPO',
+  'DataProtect / Protection SLA / Assets out of RPO or without a copy / B': 'every protected asset has a copy within its RPO',
+  'DataProtect / Protection storage / Time to full per system / A':
+    "only systems whose available capacity shrinks; the simulator's capacity moves with its clock, which stands still until step 2 advances it an hour",
+  'DataProtect / Replication / Paused VMs / A': 'no VM is paused',
+};
+
+const DASHBOARDS = dashboardFiles().map((file) => loadDashboard(file).json);
+const QUERIES: DashboardQuery[] = DASHBOARDS.flatMap(queriesOf);
+/** The label_values() queries of the template variables ($target, $tier). */
+const VARIABLE_QUERIES = DASHBOARDS.flatMap((dashboard) =>
+  dashboard.templating.list.flatMap((variable) => {
+    const expr = variableQueryExpr(variable);
+    return expr ? [{ id: `${dashboard.title} / $${variable.name}`, expr }] : [];
+  }),
+);
+
+const queryId = (query: DashboardQuery): string => `${query.dashboard} / ${query.panel} / ${query.refId}`;
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Polls `probe` until `done` holds or the time (cut at DEADLINE) is up, and returns its last value for the assertions. */
+async function eventually<T>(probe: () => Promise<T>, done: (value: T) => boolean, timeoutMs: number): Promise<T> {
+  const until = Math.min(Date.now() + timeoutMs, DEADLINE);
+  let value = await probe();
+  while (!done(value) && Date.now() < until) {
+    await sleep(500);
+    value = await probe();
+  }
+  return value;
+}
+
+/** As Grafana runs it: instant panels at now, the others over the last minute. */
+async function hasData(prometheus: PrometheusHarness, query: DashboardQuery): Promise<boolean> {
+  const expr = substituteVariables(query.expr);
+  if (query.instant) return (await prometheus.query(expr)).length > 0;
+  const end = new Date();
+  const series = await prometheus.queryRange(expr, new Date(end.getTime() - 60_000), end, 1);
+  return series.some((s) => s.values.length > 0);
+}
+
+async function emptyQueries(prometheus: PrometheusHarness, queries: readonly DashboardQuery[] = QUERIES): Promise<string[]> {
+  const empty: string[] = [];
+  for (const query of queries) if (!(await hasData(prometheus, query))) empty.push(queryId(query));
+  return empty.sort();
+}
+
+function ruleOf(alertname: string) {
+  const rule = RULES.find((r) => r.alert === alertname);
+  if (!rule) throw new Error(`no rule ${alertname} in alerts/`);
+  return rule;
+}
+
+const same = (a: readonly string[], b: readonly string[]): boolean => JSON.stringify(a) === JSON.stringify(b);
+
+/** A healthy start: no paused VM (the generator pauses a few); two clusters are both connected. */
+function makeHealthy(sim: RunningSimulator): void {
+  for (const vm of sim.estate.replication.vms) if (vm.status !== 'ACTIVE') sim.estate.replication.setVmStatus(vm.id, 'ACTIVE');
+}
+
+interface Faults {
+  readonly pausedVm: { id: string; name: string; repCluster: string; role: string };
+  readonly disconnectedCluster: string;
+  readonly agedAsset: { id: string; name: string; policy: string; lastCopyMs: number };
+  readonly assetWithoutCopy: { id: string; name: string };
+}
+
+/** Turns the estate unhealthy through the simulator's mutators, and checks its truth says so. */
+function makeUnhealthy(sim: RunningSimulator): Faults {
+  const { management, replication } = sim.estate;
+
+  // An hour of simulated activity: new copies and activities, and the storage
+  // fills (its hourly capacity sample moves), so that time-to-full has a value.
+  // First, so that the evolution cannot resume the VM paused below or give the
+  // aged asset a newer copy.
+  sim.clock.advance(HOUR_MS);
+
+  const vm = replication.vms.find((v) => v.status === 'ACTIVE');
+  if (!vm) throw new Error('the simulator has no ACTIVE VM to pause');
+  replication.setVmStatus(vm.id, 'PAUSED');
+
+  const cluster = replication.clusters[0];
+  if (!cluster) throw new Error('the simulator has no replication cluster');
+  replication.setClusterConnection(cluster.id, 'ERROR');
+
+  // Newest copy = twice the RPO ago, by both sources the exporter reads:
+  // lastAvailableCopyTime (pinned, so later copies no longer move it) and
+  // latest-copies (the asset's newest copy, so the newer ones are removed).
+  const asset = management.assets().find((a) => !a.deleted && a.protectionStatus === 'PROTECTED' && management.latestCopy(a.id));
+  if (!asset) throw new Error('the simulator has no protected asset with a copy');
+  const lastCopyMs = Math.floor((Date.now() - 2 * RPO_MS) / 1000) * 1000;
+  for (const copy of management.copies(asset.id)) if (Date.parse(copy.createTime) > lastCopyMs) management.removeCopy(copy.id);
+  management.addCopy(asset.id, { createTime: new Date(lastCopyMs), retentionTime: new Date(Date.now() + 7 * 24 * HOUR_MS) });
+  management.setAssetLastCopy(asset.id, new Date(lastCopyMs));
+  expect(Date.parse(management.latestCopy(asset.id)?.createTime ?? '')).toBe(lastCopyMs);
+  expect(management.asset(asset.id)?.lastAvailableCopyTime).toBe(new Date(lastCopyMs).toISOString());
+
+  const policyId = asset.protectionPolicyId ?? undefined;
+  const withoutCopy = management.addAsset({ name: 'e2e-never-copied', type: asset.type, ...(policyId ? { policyId } : {}) });
+  expect(withoutCopy.protectionStatus).toBe('PROTECTED');
+  expect(management.latestCopy(withoutCopy.id)).toBeUndefined();
+
+  // Two failed requests, a few runs apart: each is retried, so no collector
+  // fails. Two, because the error counter's series is created by the first
+  // one, at 1: rate() sees an increase only from the second.
+  const error = { api: 'management', path: '/api/v2/alerts', times: 1, fault: { kind: 'status', status: 503 } } as const;
+  sim.faults.add(error);
+  sim.faults.add({ ...error, skip: 4 });
+
+  return {
+    pausedVm: { id: vm.id, name: vm.name, repCluster: vm.repClusterName, role: vm.role },
+    disconnectedCluster: cluster.name,
+    agedAsset: { id: asset.id, name: asset.name, policy: asset._embedded.protectionPolicy?.name ?? '', lastCopyMs },
+    assetWithoutCopy: { id: withoutCopy.id, name: withoutCopy.name },
+  };
+}
+
+describe('dashboards and alert rules on a real Prometheus scraping the exporter against the simulator', () => {
+  let stack: Stack | undefined;
+
+  function running(): Stack {
+    if (!stack) throw new Error('the stack did not start');
+    return stack;
+  }
+
+  /** The comparable active alerts and the truth's expectation, taken together. */
+  async function alertsAndTruth(): Promise<{ alerts: ActiveAlert[]; actual: string[]; expected: string[] }> {
+    const { prometheus, sim, config } = running();
+    const alerts = await prometheus.alerts();
+    const truth = expectedAlerts(sim, config.collection, THRESHOLDS);
+    return { alerts, actual: comparableKeys(alerts, truth), expected: truth.active };
+  }
+
+  beforeAll(async () => {
+    stack = await startStack({
+      seed: 11,
+      size: { assets: 60, assetsWithoutCopyShare: 0, replicatedVms: 16, replicationClusters: 2, storageSystems: 2 },
+      collection: { defaultRpo: DEFAULT_RPO },
+      schedule: '*/2 * * * * *',
+      prepare: makeHealthy,
+    });
+    const { exporter, prometheus } = stack;
+    await prometheus.waitFor(
+      async () => (exporter.runtime.isReady() && (await prometheus.query(`up{job="${SCRAPE_JOB}"} == 1`)).length > 0 ? true : undefined),
+      Math.max(1_000, DEADLINE - Date.now() - 50_000),
+      "the exporter's first collections, scraped",
+    );
+  });
+
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  it('lists every panel expected empty under its real dashboard and panel', () => {
+    const ids = QUERIES.map(queryId);
+    expect(Object.keys(EMPTY_WHEN_HEALTHY).filter((id) => !ids.includes(id))).toEqual([]);
+  });
+
+  it('healthy estate: every dashboard query returns data, except the panels empty by design', async () => {
+    const { prometheus } = running();
+    const expectedEmpty = Object.keys(EMPTY_WHEN_HEALTHY).sort();
+    // Rates need two scrapes, recording rules an evaluation: wait for the data to settle.
+    const empty = await eventually(() => emptyQueries(prometheus), (value) => same(value, expectedEmpty), 20_000);
+    expect(empty).toEqual(expectedEmpty);
+
+    for (const variable of VARIABLE_QUERIES) {
+      expect({ variable: variable.id, series: (await prometheus.query(substituteVariables(variable.expr))).length > 0 }).toEqual({
+        variable: variable.id,
+        series: true,
+      });
+    }
+  });
+
+  it("evaluates every rule without error on the exporter's series", async () => {
+    const rules = (await running().prometheus.rules()).flatMap((group) => group.rules);
+    expect(rules.length).toBe(allRules().alerts.length + allRules().records.length);
+    expect(rules.filter((rule) => rule.health !== 'ok').map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ''}`)).toEqual([]);
+  });
+
+  it('healthy estate: exactly the alerts the truth calls for are active', async () => {
+    const { sim } = running();
+    expect(sim.estate.replication.clusters.every((c) => c.isRegistered && c.connectionStatus === 'OK')).toBe(true);
+    const { actual, expected } = await eventually(alertsAndTruth, (v) => same(v.actual, v.expected), 10_000);
+    // The scenario starts healthy: nothing about assets, VMs or clusters (the
+    // simulator's storage may lag or be full: the truth decides).
+    expect(expected.filter((key) => /^DataProtect(Asset|Policy|Replication)/.test(key))).toEqual([]);
+    expect(actual).toEqual(expected);
+  });
+
+  describe('after the estate turns unhealthy', () => {
+    let faults: Faults;
+
+    beforeAll(() => {
+      faults = makeUnhealthy(running().sim);
+    });
+
+    it('puts the matching alerts pending with the right labels, and no other', async () => {
+      const { prometheus } = running();
+      const { alerts, actual, expected } = await eventually(alertsAndTruth, (v) => same(v.actual, v.expected), 25_000);
+      expect(actual).toEqual(expected);
+
+      const find = (alertname: string, label: string, value: string) =>
+        alerts.find((alert) => alert.labels.alertname === alertname && alert.labels[label] === value);
+      const severityOf = (alertname: string) => ruleOf(alertname).labels?.severity;
+
+      const paused = find('DataProtectReplicationVMPaused', 'vm_id', faults.pausedVm.id);
+      expect(paused?.labels).toMatchObject({
+        target: TARGETS.replication,
+        vm_name: faults.pausedVm.name,
+        rep_cluster: faults.pausedVm.repCluster,
+        role: faults.pausedVm.role,
+        status: 'PAUSED',
+        severity: severityOf('DataProtectReplicationVMPaused'),
+      });
+
+      const disconnected = find('DataProtectReplicationClusterDisconnected', 'rep_cluster', faults.disconnectedCluster);
+      expect(disconnected?.labels).toMatchObject({ target: TARGETS.replication, severity: severityOf('DataProtectReplicationClusterDisconnected') });
+
+      const aged = find('DataProtectAssetOutOfRPO', 'asset_id', faults.agedAsset.id);
+      expect(aged?.labels).toMatchObject({
+        target: TARGETS.management,
+        asset_name: faults.agedAsset.name,
+        policy: faults.agedAsset.policy,
+        severity: severityOf('DataProtectAssetOutOfRPO'),
+      });
+      // The description looks the RPO up with a query template: it must find it.
+      expect(aged?.annotations.description).toContain(`its RPO is ${humanizedHours(RPO_MS)}`);
+      expect(aged?.annotations.runbook_url).toMatch(/docs\/runbook\.md#dataprotectassetoutofrpo$/);
+      // The exporter reports the aged copy time exactly, not a newer copy's.
+      const lastCopy = await prometheus.query(`dataprotect_asset_last_copy_timestamp_seconds{asset_id="${faults.agedAsset.id}"}`);
+      expect(lastCopy.map((s) => Number(s.value[1]))).toEqual([faults.agedAsset.lastCopyMs / 1000]);
+
+      const withoutCopy = find('DataProtectAssetWithoutCopy', 'asset_id', faults.assetWithoutCopy.id);
+      expect(withoutCopy?.labels).toMatchObject({ target: TARGETS.management, asset_name: faults.assetWithoutCopy.name });
+
+      // Their `for` (5 m and more) cannot have elapsed: pending, not firing.
+      for (const alert of [paused, disconnected, aged, withoutCopy]) {
+        expect(durationSeconds(ruleOf(alert?.labels.alertname ?? '').for ?? '0s')).toBeGreaterThanOrEqual(300);
+        expect(alert?.state).toBe('pending');
+      }
+
+      // Spelled out (the comparison above already implies them): only the aged
+      // asset is out of RPO, and the exporter itself is fine.
+      const names = (alertname: string) => alerts.filter((a) => a.labels.alertname === alertname);
+      expect(names('DataProtectAssetOutOfRPO').map((a) => a.labels.asset_id)).toEqual([faults.agedAsset.id]);
+      for (const quiet of ['DataProtectTargetDown', 'DataProtectCollectorFailing', 'DataProtectCollectorDataStale', 'DataProtectExporterDown', 'DataProtectExporterAbsent']) {
+        expect({ alert: quiet, active: names(quiet).map((a) => a.labels) }).toEqual({ alert: quiet, active: [] });
+      }
+      // Storage: exactly what the simulator's capacity figures call for (part of the truth above).
+      expect(actual.filter((key) => key.startsWith('DataProtectStorageAlmostFull'))).toEqual(
+        expected.filter((key) => key.startsWith('DataProtectStorageAlmostFull')),
+      );
+    });
+
+    it('fills the panels that were empty by design', async () => {
+      const { prometheus } = running();
+      const listed = QUERIES.filter((query) => queryId(query) in EMPTY_WHEN_HEALTHY);
+      const empty = await eventually(() => emptyQueries(prometheus, listed), (value) => value.length === 0, 20_000);
+      expect(empty).toEqual([]);
+
+      const table = await prometheus.query(
+        substituteVariables(QUERIES.find((q) => queryId(q) === 'DataProtect / Protection SLA / Assets out of RPO or without a copy / B')?.expr ?? ''),
+      );
+      expect(table.map((s) => s.metric.asset_id).sort()).toEqual([faults.agedAsset.id, faults.assetWithoutCopy.id].sort());
+      const pausedTable = await prometheus.query(substituteVariables(QUERIES.find((q) => queryId(q) === 'DataProtect / Replication / Paused VMs / A')?.expr ?? ''));
+      expect(pausedTable.map((s) => s.metric.vm_id)).toContain(faults.pausedVm.id);
+    });
+  });
+});
+
+/** Prometheus's humanizeDuration of whole hours: 36 h is "1d 12h 0m 0s". */
+function humanizedHours(ms: number): string {
+  const hours = ms / HOUR_MS;
+  const days = Math.floor(hours / 24);
+  return `${days > 0 ? `${days}d ` : ''}${hours % 24}h 0m 0s`;
+}
