@@ -39,6 +39,7 @@ const families = [
   { name: 'dataprotect_asset_stage_latest_copy_timestamp_seconds', type: 'gauge', labels: ['target', 'asset_id', 'asset_name', 'stage_type'], help: 'Newest copy per policy stage type, from copy-metrics.' },
   { name: 'dataprotect_assets', type: 'gauge', labels: ['target', 'asset_type', 'protection_status'], help: 'Count of assets that are not deleted.' },
   { name: 'dataprotect_assets_without_copy', type: 'gauge', labels: ['target', 'asset_type', 'protection_status'], help: 'Count of assets with no copy at all.' },
+  { name: 'dataprotect_assets_copy_time_lagging', type: 'gauge', labels: ['target'], help: "Assets whose lastAvailableCopyTime is missing or older than their newest copy (the service's own index lags); their newest copy time comes from latest-copies." },
   { name: 'dataprotect_activities_completed_total', type: 'counter', labels: ['target', 'category', 'result'], help: 'Activities that reached COMPLETED since the exporter started, by result status; each counted once.' },
   { name: 'dataprotect_activities_window', type: 'gauge', labels: ['target', 'category', 'result'], help: 'Activities completed within the trailing window, by result status.' },
   { name: 'dataprotect_activities', type: 'gauge', labels: ['target', 'category', 'state'], help: 'Activities now QUEUED, RUNNING or PENDING_CANCELLATION.' },

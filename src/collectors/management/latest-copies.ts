@@ -4,9 +4,10 @@
  * The assets collector combines it with lastAvailableCopyTime, which can lag
  * behind the copies that exist.
  *
- * It has no metric family of its own: the catalog has none for it. Its health
- * shows in dataprotect_collector_success / _duration_seconds, and its result
- * in the assets collector's dataprotect_asset_last_copy_timestamp_seconds and
+ * Its own metric counts the assets whose lastAvailableCopyTime lags (missing
+ * or older than the newest copy): how much the correction matters. Its
+ * result shows in the assets collector's
+ * dataprotect_asset_last_copy_timestamp_seconds and
  * dataprotect_assets_without_copy.
  */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
@@ -18,7 +19,7 @@ export const latestCopiesCollector = defineCollector<'management'>({
   kind: 'management',
   description: 'Newest copy of every asset from latest-copies (batched), shared with the assets collector',
   defaultSchedule: '*/15 * * * *',
-  metrics: [],
+  metrics: ['dataprotect_assets_copy_time_lagging'],
   async collect(ctx, signal) {
     const checkedAt = ctx.now().getTime();
     const { list, pages } = await currentAssets(ctx, signal);
@@ -33,8 +34,13 @@ export const latestCopiesCollector = defineCollector<'management'>({
         if (known == null || copy.createTime > known) newest.set(copy.assetId, copy.createTime);
       }
     });
+    let lagging = 0;
+    for (const [id, time] of newest) {
+      const reported = list.assets.get(id)?.lastAvailableCopyTime ?? null;
+      if (time !== null && (reported === null || reported < time)) lagging += 1;
+    }
     return {
-      samples: [],
+      samples: [{ name: 'dataprotect_assets_copy_time_lagging', labels: { target: ctx.target.name }, value: lagging }],
       publish: [[LATEST_COPY_TIMES, { checkedAt, newest }]],
       items: newest.size,
       pages: pages + requests,

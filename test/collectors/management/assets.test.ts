@@ -102,7 +102,9 @@ describe('assets collector', () => {
     expect(sim.stats.count('management', '/api/v2/latest-copies')).toBe(Math.ceil(nullCount / 100));
 
     const latest = await run(latestCopiesCollector, sim, h, { shared });
-    expect(latest.samples).toEqual([]);
+    expect(latest.samples).toEqual([
+      { name: 'dataprotect_assets_copy_time_lagging', labels: { target: h.target.name }, value: lagging.length },
+    ]);
     expect((shared.get(LATEST_COPY_TIMES.id) as { newest: Map<string, number | null> }).newest.size).toBe(live().length);
     sim.stats.reset();
     const second = await run(assetsCollector, sim, h, { shared, state: first.state as AssetsState });
