@@ -8,6 +8,7 @@
  */
 import { startSimulator } from '../../src/simulator';
 import type { ApiName, EstateSize, FaultRule } from '../../src/simulator/types';
+import { truthBetween, type Truth } from '../../test/reliability/soak-driver';
 import { childArgument, serve } from './ipc';
 
 export interface SimChildOptions {
@@ -24,6 +25,8 @@ export interface SimHello {
   password: string;
   startedInSeconds: number;
   clock: string;
+  /** the estate's start on the simulated clock */
+  startTimeMs: number;
 }
 
 /** A fault rule as it crosses the IPC channel: a RegExp path travels as its source. */
@@ -52,14 +55,6 @@ export interface ListingSizes {
   cloudDrSessions: number;
   storageSystems: number;
   replicatedVms: number;
-}
-
-/** What appeared in the estate in a time span: the soak's truth for the counters. */
-export interface EventTruth {
-  /** activities that completed in [since, until) by endTime, by "category\0result" */
-  completed: Record<string, number>;
-  /** audit entries with changedTime in [since, until), by auditType */
-  audit: Record<string, number>;
 }
 
 const API_NAMES: ApiName[] = ['management', 'replication', 'storage'];
@@ -123,23 +118,9 @@ async function main(): Promise<void> {
           replicatedVms: sim.estate.replication.vms.length,
         };
       },
-      eventTruth: (args: { since: string; until: string; classTypes: string[] }): EventTruth => {
-        const since = Date.parse(args.since);
-        const until = Date.parse(args.until);
-        const completed: Record<string, number> = {};
-        for (const activity of management.activities({ since: new Date(since - 7 * 86_400_000) })) {
-          if (!args.classTypes.includes(activity.classType) || activity.state !== 'COMPLETED' || !activity.endTime) continue;
-          const end = Date.parse(activity.endTime);
-          if (end < since || end >= until) continue;
-          const key = `${activity.category}\u0000${activity.result.status}`;
-          completed[key] = (completed[key] ?? 0) + 1;
-        }
-        const audit: Record<string, number> = {};
-        for (const entry of management.auditEntries({ since: new Date(since), until: new Date(until) })) {
-          audit[entry.auditType] = (audit[entry.auditType] ?? 0) + 1;
-        }
-        return { completed, audit };
-      },
+      nowMs: () => sim.clock.now().getTime(),
+      /** the soak's truth: completed activities and audit entries with event time in (since, until] */
+      truth: (args: { sinceMs: number; untilMs: number }): Truth => truthBetween(sim, args.sinceMs, args.untilMs),
       memory: () => process.memoryUsage(),
       close: async () => {
         await sim.close();
@@ -152,6 +133,7 @@ async function main(): Promise<void> {
       password: sim.password,
       startedInSeconds: (performance.now() - started) / 1000,
       clock: sim.clock.now().toISOString(),
+      startTimeMs: management.startTime.getTime(),
     } satisfies SimHello,
   );
 }

@@ -18,6 +18,7 @@ import { SelfMetrics } from '../../src/exporters/prometheus';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { ExporterRuntime } from '../../src/runtime';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import type { SimulatorUrls } from '../../src/simulator/types';
 import { SeededRandom } from '../../src/simulator/core/random';
 import type { ApiName, EstateSize, FaultRule } from '../../src/simulator/types';
 
@@ -34,6 +35,53 @@ export interface SoakOptions {
   /** heapUsed after a full GC is sampled every this many rounds, when global.gc exists */
   memorySampleEvery?: number;
   log?: (line: string) => void;
+  /** the simulator to run against; default: one started in this process */
+  simulator?: (seed: number, size: Partial<EstateSize>) => Promise<SimControl>;
+}
+
+/**
+ * What the soak needs of the simulator. In-process for the jest test; over
+ * IPC to a child process for bench/soak.ts, so that the heap figures are the
+ * exporter's alone.
+ */
+export interface SimControl {
+  urls: SimulatorUrls;
+  username: string;
+  password: string;
+  /** the estate's start (simulated clock) */
+  startTimeMs: number;
+  now(): Promise<number>;
+  advance(ms: number): Promise<void>;
+  addFault(rule: FaultRule): Promise<void>;
+  tokenExpiresAfterRequests(count: number | undefined): Promise<void>;
+  clearFaults(): Promise<void>;
+  truth(sinceMs: number, untilMs: number): Promise<Truth>;
+  close(): Promise<void>;
+}
+
+export interface Truth {
+  completed: Record<string, number>;
+  audit: Record<string, number>;
+}
+
+/** The in-process simulator behind SimControl. */
+export async function inProcessSimulator(seed: number, size: Partial<EstateSize>): Promise<SimControl> {
+  const sim = await startSimulator({ seed, size });
+  return {
+    urls: sim.urls,
+    username: sim.username,
+    password: sim.password,
+    startTimeMs: sim.estate.management.startTime.getTime(),
+    now: async () => sim.clock.now().getTime(),
+    advance: async (ms) => sim.clock.advance(ms),
+    addFault: async (rule) => sim.faults.add(rule),
+    tokenExpiresAfterRequests: async (count) => {
+      sim.faults.tokenExpiresAfterRequests = count;
+    },
+    clearFaults: async () => sim.faults.clear(),
+    truth: async (sinceMs, untilMs) => truthBetween(sim, sinceMs, untilMs),
+    close: () => sim.close(),
+  };
 }
 
 /** Counter or gauge values by their label values joined with \0 (label order as rendered). */
@@ -65,7 +113,7 @@ const CLASS_TYPES = ['JOB_GROUP', 'JOB'] as const;
 const WINDOW_MS = 6 * 3_600_000;
 const logger = pino({ level: 'silent' });
 
-function config(sim: RunningSimulator): ExporterConfig {
+function config(sim: Pick<SimControl, 'urls' | 'username' | 'password'>): ExporterConfig {
   const common = {
     username: sim.username,
     password: sim.password,
@@ -91,8 +139,9 @@ export interface RunningExporter {
   renderer: MetricsRenderer;
 }
 
-export function startExporterFor(sim: RunningSimulator): RunningExporter {
-  const runtime = new ExporterRuntime(config(sim), { logger, now: () => sim.clock.now() });
+/** An exporter whose clock is the simulator's (`now` reads the clock as last seen: it only moves between rounds). */
+export function startExporterFor(sim: SimControl, clock: { ms: number }): RunningExporter {
+  const runtime = new ExporterRuntime(config(sim), { logger, now: () => new Date(clock.ms) });
   const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter);
   return { runtime, renderer };
 }
@@ -119,7 +168,7 @@ function nonZero(values: Values | Record<string, number>): Record<string, number
 }
 
 /** Completed activities (by category and result) and audit entries (by type) with event time in (since, until]. */
-export function truthBetween(sim: RunningSimulator, sinceMs: number, untilMs: number): { completed: Record<string, number>; audit: Record<string, number> } {
+export function truthBetween(sim: RunningSimulator, sinceMs: number, untilMs: number): Truth {
   const management = sim.estate.management;
   const completed: Record<string, number> = {};
   for (const activity of management.activities({ since: new Date(sinceMs - 7 * 86_400_000) })) {
@@ -137,11 +186,11 @@ export function truthBetween(sim: RunningSimulator, sinceMs: number, untilMs: nu
 }
 
 /** The exporter's counters and window gauges against the truth since `startedAtMs` (counters) and over the window (gauges). */
-export async function checkAgainstTruth(sim: RunningSimulator, exporter: RunningExporter, startedAtMs: number): Promise<{ counters: CounterCheck[]; windows: CounterCheck[] }> {
+export async function checkAgainstTruth(sim: SimControl, exporter: RunningExporter, startedAtMs: number): Promise<{ counters: CounterCheck[]; windows: CounterCheck[] }> {
   const text = await exporter.renderer.render();
-  const now = sim.clock.now().getTime();
-  const counted = truthBetween(sim, startedAtMs, now);
-  const windowed = truthBetween(sim, now - WINDOW_MS - 1, now);
+  const now = await sim.now();
+  const counted = await sim.truth(startedAtMs, now);
+  const windowed = await sim.truth(now - WINDOW_MS - 1, now);
   const check = (metric: string, labels: string[], expected: Record<string, number>): CounterCheck => ({
     metric,
     expected: nonZero(expected),
@@ -160,42 +209,38 @@ export async function checkAgainstTruth(sim: RunningSimulator, exporter: Running
 }
 
 /** One random fault rule: what real sources do to a collector. */
-function randomFault(random: SeededRandom, sim: RunningSimulator): string {
+async function randomFault(random: SeededRandom, sim: SimControl): Promise<string> {
   const api = random.pick<ApiName>(['management', 'management', 'replication', 'storage']);
   const skip = random.int(0, 6);
   const times = random.int(1, 2);
   const kind = random.int(0, 7);
-  const add = (fault: FaultRule['fault'], path?: string) => sim.faults.add({ api, skip, times, fault, ...(path ? { path } : {}) });
+  const add = (fault: FaultRule['fault'], path?: string) => sim.addFault({ api, skip, times, fault, ...(path ? { path } : {}) });
   switch (kind) {
     case 0:
-      sim.faults.tokenExpiresAfterRequests = random.int(3, 15); // 401 on the management service, re-login expected
+      await sim.tokenExpiresAfterRequests(random.int(3, 15)); // 401 on the management service, re-login expected
       return 'token expiry';
     case 1:
-      add({ kind: 'status', status: 429, retryAfterSeconds: 0 });
+      await add({ kind: 'status', status: 429, retryAfterSeconds: 0 });
       return `429 on ${api}`;
     case 2:
-      add({ kind: 'status', status: 503 });
+      await add({ kind: 'status', status: 503 });
       return `503 on ${api}`;
     case 3:
-      add({ kind: 'status', status: 500 }, api === 'management' ? random.pick(['/assets', '/activities', '/audit-logs', '/copies']) : undefined);
+      await add({ kind: 'status', status: 500 }, api === 'management' ? random.pick(['/assets', '/activities', '/audit-logs', '/copies']) : undefined);
       return `500 mid-paging on ${api}`;
     case 4:
-      add({ kind: 'malformed' });
+      await add({ kind: 'malformed' });
       return `malformed body on ${api}`;
     case 5:
-      add({ kind: 'latency', ms: 450 }); // beyond the 300 ms request time limit
+      await add({ kind: 'latency', ms: 450 }); // beyond the 300 ms request time limit
       return `timeout (latency) on ${api}`;
     case 6:
-      add({ kind: 'hang' });
+      await add({ kind: 'hang' });
       return `hang on ${api}`;
     default:
-      add({ kind: 'reset' });
+      await add({ kind: 'reset' });
       return `reset on ${api}`;
   }
-}
-
-function clearFaults(sim: RunningSimulator): void {
-  sim.faults.clear();
 }
 
 function heapAfterGc(): number | undefined {
@@ -213,10 +258,11 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   const onUnhandled = (reason: unknown) => unhandled.push(reason instanceof Error ? (reason.stack ?? reason.message) : String(reason));
   process.on('unhandledRejection', onUnhandled);
 
-  const sim = await startSimulator({ seed: options.seed, size: options.size });
+  const sim = await (options.simulator ?? inProcessSimulator)(options.seed, options.size);
   const random = new SeededRandom(`soak/${options.seed}`);
-  let exporter = startExporterFor(sim);
-  let startedAt = sim.clock.now().getTime();
+  const clock = { ms: await sim.now() };
+  let exporter = startExporterFor(sim, clock);
+  let startedAt = clock.ms;
   const report: SoakReport = {
     rounds: 0,
     faultsInjected: 0,
@@ -236,20 +282,21 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
         await exporter.runtime.runOnce();
         report.beforeRestart = await checkAgainstTruth(sim, exporter, startedAt);
         await exporter.runtime.stop();
-        exporter = startExporterFor(sim);
-        startedAt = sim.clock.now().getTime();
+        exporter = startExporterFor(sim, clock);
+        startedAt = clock.ms;
         await exporter.runtime.runOnce();
         report.afterRestart = await checkAgainstTruth(sim, exporter, startedAt);
         log(`restarted before round ${round}`);
       }
-      sim.clock.advance(options.advanceMs);
+      await sim.advance(options.advanceMs);
+      clock.ms += options.advanceMs;
       const faults: string[] = [];
       if (random.chance(options.faultyRoundShare)) {
-        for (let n = random.chance(0.25) ? 2 : 1; n > 0; n--) faults.push(randomFault(random, sim));
+        for (let n = random.chance(0.25) ? 2 : 1; n > 0; n--) faults.push(await randomFault(random, sim));
       }
       report.faultsInjected += faults.length;
       const results = await exporter.runtime.runOnce();
-      clearFaults(sim);
+      await sim.clearFaults();
       report.failedRuns += results.filter((result) => result === 'failure').length;
       report.rounds = round;
       if (options.memorySampleEvery && round % options.memorySampleEvery === 0) {
@@ -261,7 +308,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
     // Faults cleared: one more round reads everything the faulty rounds may have missed.
     await exporter.runtime.runOnce();
     report.final = await checkAgainstTruth(sim, exporter, startedAt);
-    report.simulatedHours = (sim.clock.now().getTime() - sim.estate.management.startTime.getTime()) / 3_600_000;
+    report.simulatedHours = (clock.ms - sim.startTimeMs) / 3_600_000;
   } finally {
     await exporter.runtime.stop();
     await sim.close();
