@@ -27,7 +27,10 @@ COPY config/example.yaml /etc/dataprotect-exporter/example.yaml
 VOLUME ["/etc/dataprotect-exporter"]
 USER node
 EXPOSE 8497
+# DATAPROTECT_HEALTH_URL follows web.port / web.tls when they differ from the defaults; the check
+# only talks to this container, so its own (possibly self-signed) certificate is not verified.
+ENV DATAPROTECT_HEALTH_URL=http://127.0.0.1:8497/healthz
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.DATAPROTECT_HEALTH_PORT || 8497) + '/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const u=process.env.DATAPROTECT_HEALTH_URL;if(u.startsWith('https:'))process.env.NODE_TLS_REJECT_UNAUTHORIZED='0';fetch(u).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["node", "dist/src/main.js"]
 CMD ["--config", "/etc/dataprotect-exporter/config.yaml"]

@@ -82,19 +82,15 @@ const targetSettings = z
 
 /**
  * A basic-auth password: given in the file (usually as ${ENV_VAR}) or read from
- * `passwordFile` (a Kubernetes or Docker secret). Resolved here into a Secret,
- * so it never prints. Hashes are not accepted: without a bcrypt package a hash
- * would silently become the password itself.
+ * `passwordFile` (a Kubernetes or Docker secret), or a bcrypt hash as in
+ * Prometheus's web config. Resolved here into a Secret, so it never prints.
  */
 const basicAuthPassword = z
   .union([z.string().min(1), z.object({ passwordFile: z.string().min(1) }).strict()])
   .transform((value, ctx) => {
     if (typeof value === 'string') {
-      if (/^\$2[abxy]?\$\d{2}\$/.test(value)) {
-        ctx.addIssue({
-          code: 'custom',
-          message: 'bcrypt hashes are not supported; give the password as ${ENV_VAR} or {passwordFile: FILE}',
-        });
+      if (/^\$2[abxy]?\$/.test(value) && !/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value)) {
+        ctx.addIssue({ code: 'custom', message: 'looks like a bcrypt hash but is not a complete one ($2y$NN$ and 53 characters)' });
         return z.NEVER;
       }
       return new Secret(value);

@@ -11,6 +11,7 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { ConfigError, parseConfig, type ExporterConfig } from '../../src/config/load';
 import { defineCollector } from '../../src/collectors/types';
 import { Exporter } from '../../src/exporter';
+import bcrypt from 'bcryptjs';
 import { credentialsMatch, parseBasicAuth } from '../../src/exporters/auth';
 import { generateSelfSignedCert } from '../../src/simulator/core/tls';
 import { Secret } from '../../src/util/secret';
@@ -97,21 +98,33 @@ describe('basic auth', () => {
     }
   });
 
-  it('reads credentials from the header correctly and compares them against every user', () => {
+  it('reads credentials from the header correctly and compares them against every user', async () => {
     expect(parseBasicAuth(basic('u', 'p:q')['authorization'])).toEqual({ user: 'u', password: 'p:q' });
     expect(parseBasicAuth(`basic ${Buffer.from('u:').toString('base64')}`)).toEqual({ user: 'u', password: '' });
     expect(parseBasicAuth(`Basic ${Buffer.from('no colon').toString('base64')}`)).toBeUndefined();
     expect(parseBasicAuth('Basic')).toBeUndefined();
     expect(parseBasicAuth(undefined)).toBeUndefined();
     const users = { a: new Secret('pa'), b: new Secret('pb') };
-    expect(credentialsMatch(users, 'a', 'pa')).toBe(true);
-    expect(credentialsMatch(users, 'b', 'pb')).toBe(true);
-    expect(credentialsMatch(users, 'a', 'pb')).toBe(false);
-    expect(credentialsMatch(users, 'a', 'p')).toBe(false);
-    expect(credentialsMatch(users, 'ap', 'a')).toBe(false); // "a" + "pa" must not match "ap" + "a"
+    expect(await credentialsMatch(users, 'a', 'pa')).toBe(true);
+    expect(await credentialsMatch(users, 'b', 'pb')).toBe(true);
+    expect(await credentialsMatch(users, 'a', 'pb')).toBe(false);
+    expect(await credentialsMatch(users, 'a', 'p')).toBe(false);
+    expect(await credentialsMatch(users, 'ap', 'a')).toBe(false); // "a" + "pa" must not match "ap" + "a"
   });
 
-  it('refuses bcrypt hashes, unreadable password files and user names with a colon, naming the field', () => {
+  it('accepts bcrypt hashes as Prometheus web config does, and a hash is never a password', async () => {
+    const hash = bcrypt.hashSync('scrape-me', 4);
+    const users = { prometheus: new Secret(hash), plain: new Secret('pp') };
+    expect(await credentialsMatch(users, 'prometheus', 'scrape-me')).toBe(true);
+    expect(await credentialsMatch(users, 'prometheus', 'scrape-me')).toBe(true); // remembered
+    expect(await credentialsMatch(users, 'prometheus', 'wrong')).toBe(false);
+    expect(await credentialsMatch(users, 'prometheus', hash)).toBe(false);
+    expect(await credentialsMatch(users, 'nobody', 'scrape-me')).toBe(false);
+    expect(await credentialsMatch(users, 'plain', 'pp')).toBe(true);
+    expect(await credentialsMatch(users, 'plain', hash)).toBe(false);
+  });
+
+  it('refuses truncated bcrypt hashes, unreadable password files and user names with a colon, naming the field', () => {
     const problems = (web: Record<string, unknown>): string[] => {
       try {
         config(web);
@@ -122,8 +135,9 @@ describe('basic auth', () => {
       return [];
     };
     expect(problems({ basicAuthUsers: { prometheus: '$2y$10$abcdefghijklmnopqrstuv' } })).toEqual([
-      'web.basicAuthUsers.prometheus: bcrypt hashes are not supported; give the password as ${ENV_VAR} or {passwordFile: FILE}',
+      'web.basicAuthUsers.prometheus: looks like a bcrypt hash but is not a complete one ($2y$NN$ and 53 characters)',
     ]);
+    expect(problems({ basicAuthUsers: { prometheus: bcrypt.hashSync('x', 4) } })).toEqual([]);
     expect(problems({ basicAuthUsers: { prometheus: { passwordFile: join(dir, 'missing') } } })).toEqual([
       `web.basicAuthUsers.prometheus.passwordFile: cannot read ${join(dir, 'missing')} (ENOENT)`,
     ]);
