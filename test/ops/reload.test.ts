@@ -12,7 +12,7 @@ import pino from 'pino';
 import { loadConfigFile, type ExporterConfig } from '../../src/config/load';
 import { ConfigReloader } from '../../src/reloader';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { eventually, spawnCli, type CliProcess, type LogLine } from './cli-process';
+import { eventually, spawnCli, type CliProcess, type LogLine } from '../support/cli-process';
 
 let sim: RunningSimulator;
 let dir: string;

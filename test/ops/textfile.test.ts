@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { promtoolCheckMetrics } from '../support/promtool';
-import { spawnCli, writeConfig } from './cli-process';
+import { spawnCli, writeConfig } from '../support/cli-process';
 
 let sim: RunningSimulator;
 let dir: string;

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { configFileFromArgs, planTracing, readTracingSettings } from '../../src/tracing';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import { eventually, spawnCli, writeConfig } from './cli-process';
+import { eventually, spawnCli, writeConfig } from '../support/cli-process';
 
 let dir: string;
 
