@@ -4,6 +4,7 @@
  * and a scrape only concatenates: scrapes stay fast on large estates and
  * never wait for a collection.
  */
+import { gzipSync } from 'node:zlib';
 import { METRIC_FAMILIES, type MetricFamily } from '../metrics/catalog';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
 import type { CollectorRecord } from '../snapshot/store';
@@ -95,6 +96,41 @@ function encodedHeader(family: MetricFamily): Buffer {
   return header;
 }
 
+/**
+ * Compressed bodies for scrapers that accept gzip (Prometheus always does):
+ * each buffer is its own gzip member, compressed once per record, and a body
+ * is the concatenation of members, which is a valid gzip stream (RFC 1952;
+ * Go's and Node's readers read every member). Level 1: the point is to send
+ * 2 MB instead of 20 MB per scrape, at the least CPU.
+ */
+const GZIP_OPTIONS = { level: 1 } as const;
+const gzippedData = new WeakMap<CollectorRecord, Map<string, Buffer>>();
+const gzippedHeaders = new Map<string, Buffer>();
+
+function gzippedDataOf(record: CollectorRecord): Map<string, Buffer> {
+  let byFamily = gzippedData.get(record);
+  if (!byFamily) {
+    byFamily = new Map();
+    for (const [family, body] of encodedDataOf(record)) byFamily.set(family, gzipSync(body, GZIP_OPTIONS));
+    gzippedData.set(record, byFamily);
+  }
+  return byFamily;
+}
+
+function gzippedHeader(family: MetricFamily): Buffer {
+  let header = gzippedHeaders.get(family.name);
+  if (!header) gzippedHeaders.set(family.name, (header = gzipSync(encodedHeader(family), GZIP_OPTIONS)));
+  return header;
+}
+
+export type BodyEncoding = 'identity' | 'gzip';
+
+/** Text as one chunk of a body in the given encoding. */
+export function encodeChunk(text: string, encoding: BodyEncoding): Buffer {
+  const plain = Buffer.from(text, 'utf8');
+  return encoding === 'gzip' ? gzipSync(plain, GZIP_OPTIONS) : plain;
+}
+
 /** Whether a record's last good data is still served: successful at least once, and not older than staleAfter. */
 export function isFresh(record: CollectorRecord, now: number, staleAfterMs: number): boolean {
   return record.lastSuccessAt !== undefined && now - record.lastSuccessAt <= staleAfterMs;
@@ -156,20 +192,21 @@ export function renderRecords(records: readonly CollectorRecord[], options: Rend
  * are encoded once per record, so assembling a body after any store change
  * only collects references.
  */
-export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions): Buffer[] {
+export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Buffer[] {
   const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
   for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-  const freshData = fresh.map(encodedDataOf);
+  const gzip = encoding === 'gzip';
+  const freshData = fresh.map(gzip ? gzippedDataOf : encodedDataOf);
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);
-    const parts: Buffer[] = statusText ? [Buffer.from(statusText, 'utf8')] : [];
+    const parts: Buffer[] = statusText ? [encodeChunk(statusText, encoding)] : [];
     for (const data of freshData) {
       const body = data.get(family.name);
       if (body && body.length > 0) parts.push(body);
     }
-    if (parts.length > 0) out.push(encodedHeader(family), ...parts);
+    if (parts.length > 0) out.push(gzip ? gzippedHeader(family) : encodedHeader(family), ...parts);
   }
   return out;
 }

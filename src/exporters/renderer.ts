@@ -1,5 +1,5 @@
 import type { SnapshotStore } from '../snapshot/store';
-import { nextExpiry, renderFamilies, renderRecordChunks, renderRecords } from './exposition';
+import { encodeChunk, nextExpiry, renderFamilies, renderRecordChunks, renderRecords, type BodyEncoding } from './exposition';
 import type { SelfMetrics } from './prometheus';
 
 interface CachedText {
@@ -33,33 +33,35 @@ export class MetricsRenderer {
   }
 
   /**
-   * The /metrics body as UTF-8 buffers (same bytes as render()). The snapshot
+   * The /metrics body as UTF-8 buffers (same bytes as render()), or as gzip
+   * members whose concatenation is the gzip of those bytes. The snapshot
    * part is cached as buffers until the store changes or a record turns
    * stale, and its records' series are encoded once per record: concurrent
    * scrapes of a large estate share the buffers instead of each encoding and
    * copying the whole text.
    */
-  async renderChunks(): Promise<Buffer[]> {
-    const snapshot = this.snapshotChunks();
+  async renderChunks(encoding: BodyEncoding = 'identity'): Promise<Buffer[]> {
+    const snapshot = this.snapshotChunks(encoding);
     const self = renderFamilies(await this.self.familiesText());
-    return [...snapshot, Buffer.from(self + (await this.self.processText()), 'utf8')];
+    return [...snapshot, encodeChunk(self + (await this.self.processText()), encoding)];
   }
 
-  private chunkCache: { version: number; validUntil: number; chunks: Buffer[] } | undefined;
+  private readonly chunkCache = new Map<BodyEncoding, { version: number; validUntil: number; chunks: Buffer[] }>();
 
-  private snapshotChunks(): Buffer[] {
+  private snapshotChunks(encoding: BodyEncoding): Buffer[] {
     const store = this.store();
     const now = this.now();
-    const cached = this.chunkCache;
+    const cached = this.chunkCache.get(encoding);
     if (cached && cached.version === store.version && now < cached.validUntil) return cached.chunks;
     const records = store.all();
     const staleAfterMs = this.staleAfterMs();
-    this.chunkCache = {
+    const rendered = {
       version: store.version,
       validUntil: nextExpiry(records, now, staleAfterMs),
-      chunks: renderRecordChunks(records, { now, staleAfterMs }),
+      chunks: renderRecordChunks(records, { now, staleAfterMs }, encoding),
     };
-    return this.chunkCache.chunks;
+    this.chunkCache.set(encoding, rendered);
+    return rendered.chunks;
   }
 
   private snapshotText(target: string | undefined): string {

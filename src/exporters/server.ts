@@ -30,14 +30,17 @@ export function createHttpApp(deps: HttpAppDeps): Express {
     else res.status(503).type('text/plain').send('waiting for the first collection of every target\n');
   });
 
-  app.get('/metrics', protect, async (_req, res) => {
+  app.get('/metrics', protect, async (req, res) => {
     try {
       // Written as the renderer's cached buffers, without res.send: no copy of
-      // the body and no ETag hash of it on every scrape (see renderChunks).
-      const chunks = await deps.renderer.renderChunks();
+      // the body and no ETag hash of it on every scrape (see renderChunks);
+      // gzip when the scraper accepts it (Prometheus does), compressed once per record.
+      const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
+      const chunks = await deps.renderer.renderChunks(gzip ? 'gzip' : 'identity');
       let length = 0;
       for (const chunk of chunks) length += chunk.length;
-      res.status(200).set({ 'Content-Type': CONTENT_TYPE, 'Content-Length': String(length) });
+      res.status(200).set({ 'Content-Type': CONTENT_TYPE, 'Content-Length': String(length), Vary: 'Accept-Encoding' });
+      if (gzip) res.set('Content-Encoding', 'gzip');
       res.cork();
       for (const chunk of chunks) res.write(chunk);
       res.uncork();

@@ -3,6 +3,7 @@
  * from the sources unfiltered) survives a round trip through a parser of the
  * text format, and whole documents of such series pass `promtool check metrics`.
  */
+import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import { escapeLabelValue, formatHistogram, formatSample, renderRecordChunks, renderRecords } from '../../src/exporters/exposition';
 import type { CollectorRecord } from '../../src/snapshot/store';
@@ -116,6 +117,9 @@ describe('exposition label escaping: property tests', () => {
       expect(promtoolCheckMetrics(text)).toBe('');
       // /metrics writes the same series as pre-encoded buffers: the same bytes.
       expect(Buffer.concat(renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 })).equals(Buffer.from(text, 'utf8'))).toBe(true);
+      // ... and to gzip scrapers as gzip members whose concatenation unzips to those bytes.
+      const members = renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 }, 'gzip');
+      expect(gunzipSync(Buffer.concat(members)).equals(Buffer.from(text, 'utf8'))).toBe(true);
       // Every asset appears exactly once, with its id intact.
       const ids = text
         .split('\n')

@@ -4,6 +4,7 @@
  * is slow) never delays /metrics or /probe, before the first collection as
  * well as after.
  */
+import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { parseConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
@@ -79,6 +80,16 @@ describe('scrapes never wait for collections', () => {
     }
     const slowest = Math.max(...answers.map((answer) => answer.ms));
     expect(slowest).toBeLessThan(10_000);
+
+    // A gzip scraper (Prometheus) gets the same exposition, compressed.
+    const plain = await request(`${base}/metrics`, { dispatcher: agent });
+    const plainText = await plain.body.text();
+    const zipped = await request(`${base}/metrics`, { dispatcher: agent, headers: { 'accept-encoding': 'gzip' } });
+    expect(zipped.headers['content-encoding']).toBe('gzip');
+    const unzipped = gunzipSync(Buffer.from(await zipped.body.arrayBuffer())).toString('utf8');
+    const assetLines = (text: string) => text.split('\n').filter((line) => line.startsWith('dataprotect_asset'));
+    expect(assetLines(unzipped)).toEqual(assetLines(plainText));
+    expect(assetLines(unzipped).length).toBeGreaterThan(60);
   });
 
   it('a hanging source delays neither /metrics nor /probe: before the first collection and after', async () => {
