@@ -26,7 +26,10 @@ export function quantile(values: readonly number[], q: number): number {
  * Scrapes `url` with `concurrency` clients until `keepGoing()` turns false
  * (checked before each scrape), and returns the latencies' summary.
  */
-export async function scrapeLoad(url: string, concurrency: number, keepGoing: () => boolean, timeoutMs = 30_000): Promise<ScrapeFigures> {
+export async function scrapeLoad(url: string, concurrency: number, keepGoing: () => boolean, options: { gzip?: boolean; timeoutMs?: number } = {}): Promise<ScrapeFigures> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  // Prometheus asks for gzip; bytes are counted as received (compressed).
+  const headers = options.gzip ? { 'accept-encoding': 'gzip' } : {};
   const agent = new Agent({ connections: concurrency, pipelining: 1 });
   const latencies: number[] = [];
   let failures = 0;
@@ -35,7 +38,7 @@ export async function scrapeLoad(url: string, concurrency: number, keepGoing: ()
     while (keepGoing()) {
       const started = performance.now();
       try {
-        const response = await request(url, { dispatcher: agent, signal: AbortSignal.timeout(timeoutMs) });
+        const response = await request(url, { dispatcher: agent, headers, signal: AbortSignal.timeout(timeoutMs) });
         // Counted, not decoded: decoding 20 MB answers would load this process, which shares the cores with the exporter.
         let received = 0;
         for await (const chunk of response.body) received += (chunk as Buffer).length;
