@@ -64,7 +64,8 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const { list, pages: listPages } = await currentAssets(ctx, signal);
     const previous = ctx.state?.assets;
 
-    const fingerprints = ctx.shared.get(COPY_FINGERPRINTS)?.byAsset;
+    const published = ctx.shared.get(COPY_FINGERPRINTS);
+    const fingerprints = published?.byAsset;
     const next = new Map<string, AssetCopies>();
     const toRead: AssetRecord[] = [];
     for (const asset of list.assets.values()) {
@@ -72,19 +73,25 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
       if (!perAssetSeriesFor(ctx.settings, asset)) continue;
       const known = previous?.get(asset.id);
       const fingerprint = fingerprints?.get(asset.id) ?? null;
+      // A fingerprint that was not known at the read can be adopted only if it
+      // was taken before that read: one taken later may already include a
+      // change the read did not see (copy-metrics failing for a while, an
+      // asset listed there only once it has copies), and adopting it would
+      // hide that change until the periodic re-read.
+      const unknownAtRead = known !== undefined && known.fingerprint === null && fingerprint !== null;
+      const adoptable = unknownAtRead && published !== undefined && published.readAt <= known.readAt;
       const changed =
         known === undefined ||
         known.lastAvailableCopyTime !== asset.lastAvailableCopyTime ||
         known.updatedAt !== asset.updatedAt ||
         (known.fingerprint !== null && fingerprint !== null && known.fingerprint !== fingerprint) ||
+        (unknownAtRead && !adoptable) ||
         now >= known.dueAt;
       if (changed) {
         toRead.push(asset);
         continue;
       }
-      // A fingerprint that was not known at the read is adopted as it is now.
-      const current = known.fingerprint === null && fingerprint !== null ? { ...known, fingerprint } : known;
-      next.set(asset.id, dropExpired(current, now));
+      next.set(asset.id, dropExpired(adoptable ? { ...known, fingerprint } : known, now));
     }
 
     let requests = 0;

@@ -46,6 +46,7 @@ export interface LatestCopyTimes {
  * cloud, expired, or added while lastAvailableCopyTime lags).
  */
 export interface CopyFingerprints {
+  /** when the copy-metrics read ended (exporter clock, epoch ms): never before the service state the fingerprints describe */
   readonly readAt: number;
   readonly byAsset: ReadonlyMap<string, number>;
 }
