@@ -3,10 +3,12 @@
  * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
  *
  * Read incrementally by updateTime (serial paging, see ledger.ts for the
- * watermark, overlap and id de-duplication). Activities seen QUEUED, RUNNING or
- * PENDING_CANCELLATION are followed: those that the incremental read does not
- * bring back are asked for by id (100 ids a request) until they complete or
- * disappear, so a completion is not missed even if its updateTime lags.
+ * watermark, overlap and id de-duplication); the first run also asks for
+ * every activity still queued or running, however old. Activities seen
+ * QUEUED, RUNNING or PENDING_CANCELLATION are followed: those that the
+ * incremental read does not bring back are asked for by id (100 ids a
+ * request) until they complete or disappear, so a completion is not missed
+ * even if its updateTime lags.
  *
  * - dataprotect_activities_completed_total, _activity_duration_seconds and
  *   _activity_transferred_bytes_total count each activity once, when it is
@@ -115,6 +117,19 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       for (const activity of page) {
         ledger.observe(activity.updateTime);
         apply(activity);
+      }
+    }
+
+    // The first read reaches back only `window` by updateTime, and an
+    // activity's updateTime is its last state change: one queued or running
+    // since before that (a stuck job, a long initial backup) is running now
+    // all the same. Later runs see every new one appear and follow it.
+    if (ledger.first) {
+      const stillActive = and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES]));
+      for await (const page of ctx.client.activities({ filter: stillActive }, signal)) {
+        pages += 1;
+        items += page.length;
+        for (const activity of page) if (!seen.has(activity.id)) apply(activity);
       }
     }
 
