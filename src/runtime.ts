@@ -170,7 +170,8 @@ export class ExporterRuntime {
   async stop(): Promise<void> {
     this.scheduling = false;
     await this.scheduler.stop();
-    await Promise.all([...this.targets.values()].map((target) => Promise.all(target.jobs.map((job) => job.settled()))));
+    // Jobs of a first round still going on are not in the scheduler yet.
+    await Promise.all([...this.targets.values()].map((target) => Promise.all(target.jobs.map((job) => job.stop()))));
     await Promise.all(
       [...this.targets.values()].map((target) =>
         target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error.message }, 'closing client failed')),

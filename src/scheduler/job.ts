@@ -34,6 +34,7 @@ export class CollectorJob {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private state: any;
   private running: Promise<RunResult> | undefined;
+  private stopped = false;
 
   constructor(
     readonly runtime: TargetRuntime,
@@ -57,9 +58,12 @@ export class CollectorJob {
     return this.running !== undefined;
   }
 
-  /** Starts a run unless one is going on; resolves when it ends. */
+  /** Starts a run unless one is going on or the job is stopped; resolves when it ends. */
   run(): Promise<RunResult> {
     const target = this.runtime.config.name;
+    // A stopped job's target is being removed or restarted: its records may be gone
+    // and its client closed, and a run now would report into its successor's records.
+    if (this.stopped) return Promise.resolve('skipped');
     if (this.running) {
       this.deps.store.runSkipped(target, this.name);
       this.deps.logger.warn({ target, collector: this.name }, 'previous run still going; skipping this one');
@@ -74,6 +78,16 @@ export class CollectorJob {
   /** Resolves when the current run (if any) ends. */
   async settled(): Promise<void> {
     await this.running?.catch(() => undefined);
+  }
+
+  /**
+   * No run starts any more, whoever asks for it (its cron task, the first
+   * round of its target, --once); resolves when the current run ends. For a
+   * target that a reload removes or restarts, and for shutdown.
+   */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.settled();
   }
 
   private execute(): Promise<RunResult> {

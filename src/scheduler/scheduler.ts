@@ -20,21 +20,23 @@ export class Scheduler {
     void task.start();
   }
 
-  /** Stops the job's schedule and waits for its current run. */
+  /** Stops the job (its schedule and any other caller) and waits for its current run. */
   async remove(job: CollectorJob): Promise<void> {
     const task = this.tasks.get(job);
     this.tasks.delete(job);
+    const stopping = job.stop();
     if (task) await task.destroy();
-    await job.settled();
+    await stopping;
   }
 
-  /** Stops every schedule, then waits for the runs going on (graceful shutdown). */
+  /** Stops every schedule and job, then waits for the runs going on (graceful shutdown). */
   async stop(): Promise<void> {
     const jobs = [...this.tasks.keys()];
+    const stopping = jobs.map((job) => job.stop());
     await Promise.all([...this.tasks.values()].map((task) => task.destroy()));
     this.tasks.clear();
     const running = jobs.filter((job) => job.isRunning);
     if (running.length > 0) this.logger.info({ running: running.length }, 'waiting for running collections to finish');
-    await Promise.all(jobs.map((job) => job.settled()));
+    await Promise.all(stopping);
   }
 }
