@@ -19,9 +19,12 @@ const MAX_ISSUES = 3;
  * The error for a status the caller does not accept. 401 is `auth` (the
  * credentials or the session were refused); everything else is `status`, which
  * counts as the target being down only for 5xx (see ApiError.unreachable).
+ * A 401's reason is never quoted: it may name the credential that was refused
+ * (the management service's "reason names the invalid token"), and this
+ * message reaches the logs, the landing page and the traces.
  */
 export function errorForStatus(response: HttpResponse, endpoint: string, doing?: string): ApiError {
-  const reason = serverReason(response.text);
+  const reason = response.status === 401 ? undefined : serverReason(response.text);
   const what = doing ? `${doing}: ` : '';
   const message = `${what}HTTP ${response.status}${reason ? ` (${reason})` : ''}`;
   return new ApiError(response.status === 401 ? 'auth' : 'status', endpoint, message, response.status);
