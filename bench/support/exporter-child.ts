@@ -131,10 +131,16 @@ async function main(): Promise<void> {
       captureStart: () => {
         capture = [];
       },
-      baseline: async () => {
+      /** replays the captured requests `times` times; the fastest replay's figures */
+      baseline: async (args: { times?: number } | undefined) => {
         const captured = capture ?? [];
         capture = undefined;
-        return replay(captured, config);
+        let best: Awaited<ReturnType<typeof replay>> | undefined;
+        for (let i = 0; i < (args?.times ?? 1); i++) {
+          const result = await replay(captured, config);
+          if (!best || result.seconds < best.seconds) best = result;
+        }
+        return best;
       },
       memory: (): MemoryReport => {
         const usage = process.memoryUsage();
