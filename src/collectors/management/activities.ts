@@ -72,7 +72,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     const windowStart = now - ctx.settings.window;
     // Work on a copy: a failed run must leave the previous state as it was.
     const state: ActivitiesState = ctx.state ? structuredClone(ctx.state) : emptyState();
-    const ledger = new EventLedger(ctx.state?.ledger, windowStart);
+    const ledger = new EventLedger(ctx.state?.ledger, windowStart, now);
     const classTypes = ctx.settings.activityClassTypes;
 
     const seen = new Set<string>();
@@ -144,6 +144,9 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       for (const id of batch) if (!seen.has(id)) state.active.delete(id); // gone from the service
     }
 
+    if (ledger.ahead > 0) {
+      ctx.logger.warn({ count: ledger.ahead }, 'activities updated later than the exporter\'s clock plus the overlap: the service\'s clock or data is off; the watermark does not follow them');
+    }
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
     return { ...render(ctx.target.name, state), state, items, pages };

@@ -13,6 +13,12 @@
  *
  * The first run counts nothing (no history replayed, restarts never double
  * count); it only remembers what it saw.
+ *
+ * The watermark never goes past the exporter's clock plus the overlap: one
+ * event stamped far ahead (a service clock that jumped, a corrupt record)
+ * would otherwise push every later query past the events that keep
+ * appearing, and nothing would be counted until the clock caught up. Such an
+ * event is still counted once (its time keeps it remembered).
  */
 
 /** How far each run reaches back behind the newest time seen. */
@@ -30,11 +36,21 @@ export class EventLedger {
   private watermark: number;
   private countFrom: number;
   private readonly seen: Map<string, number>;
+  /** the latest time the watermark may take */
+  private readonly latest: number;
   readonly first: boolean;
+  /** events of this run dated beyond `latest` (worth a warning: the service's clock or data) */
+  ahead = 0;
 
-  /** `firstSince` is where the first run starts reading (now minus the window). */
-  constructor(state: LedgerState | undefined, firstSince: number) {
+  /**
+   * `firstSince` is where the first run starts reading (now minus the
+   * window); `now` is the exporter's clock (epoch ms).
+   */
+  constructor(state: LedgerState | undefined, firstSince: number, now: number) {
     this.first = state === undefined;
+    this.latest = now + WATERMARK_OVERLAP_MS;
+    // A watermark already further (the exporter's clock went back) is kept:
+    // lowering it, and countFrom with it, would count forgotten events again.
     this.watermark = state?.watermark ?? firstSince;
     this.countFrom = state?.countFrom ?? Number.NEGATIVE_INFINITY;
     this.seen = new Map(state?.seen);
@@ -45,9 +61,11 @@ export class EventLedger {
     return this.first ? this.watermark : this.watermark - WATERMARK_OVERLAP_MS;
   }
 
-  /** notes the event's position in the listing's time field */
+  /** notes the event's position in the listing's time field; the watermark follows it up to `latest` */
   observe(time: number): void {
-    if (time > this.watermark) this.watermark = time;
+    if (time > this.latest) this.ahead += 1;
+    const bounded = Math.min(time, this.latest);
+    if (bounded > this.watermark) this.watermark = bounded;
   }
 
   /**

@@ -5,7 +5,7 @@ const MIN = 60_000;
 describe('event ledger (watermark, overlap, id de-duplication)', () => {
   it('counts nothing in the first run, then each new event exactly once across overlapping reads', () => {
     const t0 = 1_000 * MIN;
-    const first = new EventLedger(undefined, t0 - 1440 * MIN);
+    const first = new EventLedger(undefined, t0 - 1440 * MIN, t0);
     expect(first.since).toBe(t0 - 1440 * MIN);
     for (const [id, time] of [['a', t0 - 30 * MIN], ['b', t0 - 1 * MIN]] as const) {
       first.observe(time);
@@ -14,7 +14,7 @@ describe('event ledger (watermark, overlap, id de-duplication)', () => {
     const afterFirst = first.finish();
     expect(afterFirst.watermark).toBe(t0 - 1 * MIN);
 
-    const second = new EventLedger(afterFirst, 0);
+    const second = new EventLedger(afterFirst, 0, t0);
     expect(second.since).toBe(t0 - 1 * MIN - WATERMARK_OVERLAP_MS);
     // the overlap brings b back: not counted again; c is new
     second.observe(t0 - 1 * MIN);
@@ -24,7 +24,7 @@ describe('event ledger (watermark, overlap, id de-duplication)', () => {
     expect(second.admit('c', t0 + 2 * MIN)).toBe(false);
     const afterSecond = second.finish();
 
-    const third = new EventLedger(afterSecond, 0);
+    const third = new EventLedger(afterSecond, 0, t0 + 5 * MIN);
     third.observe(t0 + 2 * MIN);
     expect(third.admit('c', t0 + 2 * MIN)).toBe(false);
     // an event older than countFrom (history, or forgotten after counting) is never counted
@@ -35,9 +35,9 @@ describe('event ledger (watermark, overlap, id de-duplication)', () => {
   });
 
   it('keeps only ids inside the overlap', () => {
-    let state = new EventLedger(undefined, 0).finish();
+    let state = new EventLedger(undefined, 0, 0).finish();
     for (let run = 1; run <= 50; run++) {
-      const ledger = new EventLedger(state, 0);
+      const ledger = new EventLedger(state, 0, run * 5 * MIN + 10_000);
       for (let i = 0; i < 10; i++) {
         const time = run * 5 * MIN + i * 1000;
         ledger.observe(time);
@@ -48,5 +48,23 @@ describe('event ledger (watermark, overlap, id de-duplication)', () => {
     // runs 5 minutes apart, overlap 10 minutes: at most three runs' ids remembered
     expect(state.seen.size).toBeLessThanOrEqual(30);
     expect(state.seen.size).toBeGreaterThanOrEqual(10);
+  });
+
+  it('does not let one event dated far ahead carry the watermark past the exporter\'s clock', () => {
+    const now = 1_000 * MIN;
+    const first = new EventLedger(undefined, now - 1440 * MIN, now);
+    first.observe(now - MIN);
+    first.admit('a', now - MIN);
+    const ledger = new EventLedger(first.finish(), 0, now + MIN);
+    ledger.observe(now + 1440 * MIN);
+    expect(ledger.admit('ahead', now + 1440 * MIN)).toBe(true);
+    expect(ledger.ahead).toBe(1);
+    const state = ledger.finish();
+    expect(state.watermark).toBe(now + MIN + WATERMARK_OVERLAP_MS);
+    const next = new EventLedger(state, 0, now + 2 * MIN);
+    expect(next.since).toBe(now + MIN); // still reads the events that appear now
+    next.observe(now + 1440 * MIN);
+    expect(next.admit('ahead', now + 1440 * MIN)).toBe(false); // counted once
+    expect(next.admit('b', now + 2 * MIN)).toBe(true);
   });
 });
