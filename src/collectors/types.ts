@@ -52,6 +52,12 @@ export interface CollectorContext<K extends TargetKind, S> {
   readonly shared: SharedReader;
   /** wall clock (tests may replace it) */
   now(): Date;
+  /**
+   * The run's time limit, for a collector that can stop early and keep what
+   * it did (the copies collector's per-asset reads); absent when unlimited.
+   * When the limit runs out the run fails and its result is thrown away.
+   */
+  readonly timeLimit?: { readonly totalMs: number; leftMs(): number };
 }
 
 export interface CollectResult<S> {

@@ -118,6 +118,7 @@ export class CollectorJob {
             state: this.state,
             shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
             now: this.deps.now ?? (() => new Date()),
+            timeLimit: { totalMs: this.timeoutMs, leftMs: () => this.timeoutMs - (performance.now() - started) },
           },
           controller.signal,
         );

@@ -13,6 +13,10 @@
  *     start falls at a per-asset point in the second half of the period, so
  *     the re-reads are spread across runs instead of all falling together.
  * Between reads, copies whose retentionTime has passed are dropped locally.
+ * When only a quarter of the run's time limit is left, no further asset is
+ * read: the run ends in time with what it read, and the next runs read the
+ * others (a cold start on a large or slow estate then takes a few runs
+ * instead of failing at every one).
  * A run with no changes and nothing due makes no per-asset request. Only
  * assets whose per-asset series are emitted (`collection.perAssetSeries`) are
  * read at all.
@@ -95,7 +99,12 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     }
 
     let requests = 0;
+    const deferred: AssetRecord[] = [];
     await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
+      if (outOfTime(ctx.timeLimit)) {
+        deferred.push(asset);
+        return;
+      }
       let copies: Copy[];
       try {
         copies = await collectAll(ctx.client.assetCopies(asset.id, {}, signal));
@@ -118,6 +127,17 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
       });
     });
 
+    // Not read for lack of time: what was known of them stays (less what
+    // expired) and still differs from the asset list, is due, or is absent,
+    // so the next run reads them; the reads this run made are kept.
+    for (const asset of deferred) {
+      const known = previous?.get(asset.id);
+      if (known) next.set(asset.id, dropExpired(known, now));
+    }
+    if (deferred.length > 0) {
+      ctx.logger.info({ read: toRead.length - deferred.length, deferred: deferred.length }, 'time limit near: the copies of the other assets are read in the next runs');
+    }
+
     const target = ctx.target.name;
     const samples: Sample[] = [];
     for (const asset of list.assets.values()) {
@@ -129,9 +149,17 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
         samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
       }
     }
-    return { samples, state: { assets: next }, items: toRead.length, pages: listPages + requests };
+    return { samples, state: { assets: next }, items: toRead.length - deferred.length, pages: listPages + requests };
   },
 });
+
+/** Share of the time limit kept for the reads already started when no new one starts. */
+const TIME_RESERVE = 0.25;
+
+/** Whether to stop starting per-asset reads, so that this run ends in time and keeps what it read. */
+function outOfTime(limit: { totalMs: number; leftMs(): number } | undefined): boolean {
+  return limit !== undefined && limit.leftMs() < limit.totalMs * TIME_RESERVE;
+}
 
 /** Copies grouped by location; copies already past their retention time are left out. */
 export function aggregate(copies: readonly Copy[], now: number): Map<string, LocationCopies> {
