@@ -5,6 +5,7 @@
  * login is running wait for that same login (no login storm).
  */
 import { ApiError } from '../errors';
+import { waitUnlessAborted } from '../wait';
 
 export interface Token {
   readonly value: string;
@@ -47,7 +48,11 @@ export class TokenSession {
     const current = this.current;
     if (current && this.clock() < current.renewAt) return current.value;
     this.pending ??= this.startLogin();
-    const token = await abortable(this.pending, signal, '/api/v2/login');
+    const token = await waitUnlessAborted(
+      this.pending,
+      signal,
+      () => new ApiError('aborted', '/api/v2/login', 'aborted by the collector time limit while waiting for the login'),
+    );
     return token.value;
   }
 
@@ -87,24 +92,4 @@ export class TokenSession {
     );
     return running;
   }
-}
-
-/** Waits for `promise` unless `signal` aborts first. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal | undefined, endpoint: string): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(new ApiError('aborted', endpoint, 'aborted by the collector time limit while waiting for the login'));
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(new ApiError('aborted', endpoint, 'aborted by the collector time limit while waiting for the login'));
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }

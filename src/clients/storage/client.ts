@@ -20,7 +20,7 @@ import {
   type SystemDetails,
 } from './schemas';
 import { TOKEN_HEADER, TokenSession } from './session';
-import { waitUnlessAborted } from './wait';
+import { waitUnlessAborted } from '../wait';
 
 export * from './schemas';
 export { apiSystemPath, restPath, restSystemPath, type ResourcePath } from './paths';

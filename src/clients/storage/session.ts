@@ -3,7 +3,7 @@ import type { TargetConfig } from '../../config/load';
 import { ApiError } from '../errors';
 import type { HttpCore } from '../http';
 import { errorForStatus, serverReason } from '../response';
-import { waitUnlessAborted } from './wait';
+import { waitUnlessAborted } from '../wait';
 
 export const AUTH_PATH = '/rest/v1.0/auth';
 export const TOKEN_HEADER = 'x-dd-auth-token';
