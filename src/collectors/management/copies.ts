@@ -25,7 +25,10 @@
  * retention times and sizes of the copies that expire (two numbers a copy),
  * never the copy objects.
  */
-import { isApiError } from '../../clients/errors';
+import { ApiError, isApiError } from '../../clients/errors';
+import type { ManagementClient } from '../../clients/management/client';
+import { ENDPOINTS } from '../../clients/management/endpoints';
+import { eq } from '../../clients/management/filter';
 import { collectAll } from '../../clients/management/paging';
 import type { Copy } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
@@ -109,9 +112,15 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
       try {
         copies = await collectAll(ctx.client.assetCopies(asset.id, {}, signal));
       } catch (error) {
-        // Deleted between the asset list and now: it will leave the list too.
-        if (isApiError(error) && error.kind === 'status' && error.status === 404) return;
-        throw error;
+        if (!(isApiError(error) && error.kind === 'status' && error.status === 404)) throw error;
+        // Deleted between the asset list and now (it will leave the list too),
+        // unless the service still lists it: a 404 "may also mask a 401 or 403"
+        // (the seed), and skipping would drop its series while reporting success.
+        requests += 1; // the look-up below
+        if (await stillListed(ctx.client, asset.id, signal)) {
+          throw new ApiError('status', ENDPOINTS.assetCopies, `HTTP 404 for the copies of asset ${asset.id.slice(0, 64)}, which the service still lists: does the account lack the privilege to read copies?`, 404);
+        }
+        return;
       } finally {
         requests += 1;
       }
@@ -152,6 +161,14 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     return { samples, state: { assets: next }, items: toRead.length - deferred.length, pages: listPages + requests };
   },
 });
+
+/** Whether the service lists the asset (not deleted): one filtered request. */
+async function stillListed(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<boolean> {
+  for await (const page of client.assets({ filter: eq('id', assetId) }, signal)) {
+    if (page.some((listed) => listed.id === assetId && listed.deleted !== true)) return true;
+  }
+  return false;
+}
 
 /** Share of the time limit kept for the reads already started when no new one starts. */
 const TIME_RESERVE = 0.25;
