@@ -1,91 +1,27 @@
 /**
  * The Prometheus text exposition (format 0.0.4) of the snapshot store. Each
- * record is immutable, so its series are formatted once (cached per record)
- * and a scrape only concatenates: scrapes stay fast on large estates and
- * never wait for a collection.
+ * collector result is immutable, so its series are formatted, encoded and
+ * compressed once (prepared.ts) and a scrape only concatenates buffers:
+ * scrapes stay fast on large estates and never wait for a collection.
  */
 import { gzipSync } from 'node:zlib';
+import { formatAll, GZIP_OPTIONS, prepareNow, type PreparedResult } from './prepared';
+import { formatSample } from './format';
 import { METRIC_FAMILIES, type MetricFamily } from '../metrics/catalog';
-import type { HistogramSample, Labels, Sample } from '../collectors/types';
+import type { Sample } from '../collectors/types';
 import type { CollectorRecord } from '../snapshot/store';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
-}
-
-export function formatValue(value: number): string {
-  if (Number.isNaN(value)) return 'NaN';
-  if (value === Infinity) return '+Inf';
-  if (value === -Infinity) return '-Inf';
-  return String(value);
-}
-
-export function formatLabels(labels: Labels, extra?: [string, string]): string {
-  const parts: string[] = [];
-  for (const key in labels) parts.push(`${key}="${escapeLabelValue(labels[key] as string)}"`);
-  if (extra) parts.push(`${extra[0]}="${escapeLabelValue(extra[1])}"`);
-  return parts.length > 0 ? `{${parts.join(',')}}` : '';
-}
-
-export function formatSample(name: string, labels: Labels, value: number): string {
-  return `${name}${formatLabels(labels)} ${formatValue(value)}\n`;
-}
-
-export function formatHistogram(sample: HistogramSample): string {
-  let out = '';
-  sample.bounds.forEach((bound, index) => {
-    out += `${sample.name}_bucket${formatLabels(sample.labels, ['le', formatValue(bound)])} ${sample.bucketCounts[index] ?? 0}\n`;
-  });
-  out += `${sample.name}_bucket${formatLabels(sample.labels, ['le', '+Inf'])} ${sample.count}\n`;
-  out += `${sample.name}_sum${formatLabels(sample.labels)} ${formatValue(sample.sum)}\n`;
-  out += `${sample.name}_count${formatLabels(sample.labels)} ${sample.count}\n`;
-  return out;
-}
+export { escapeLabelValue, formatValue, formatLabels, formatSample, formatHistogram } from './format';
 
 export function familyHeader(family: MetricFamily): string {
   const help = family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
   return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;
 }
 
-/** Series text of one record, per family name, computed once per (immutable) record. */
-const formattedData = new WeakMap<CollectorRecord, Map<string, string>>();
-
 function dataOf(record: CollectorRecord): Map<string, string> {
-  let byFamily = formattedData.get(record);
-  if (!byFamily) {
-    byFamily = formatRecord(record);
-    formattedData.set(record, byFamily);
-  }
-  return byFamily;
-}
-
-/**
- * The same per-family series text, UTF-8 encoded once per record. /metrics
- * writes these buffers as they are: a scrape of a large estate then copies
- * nothing and encodes nothing (encoding a 20 MB body on every scrape made
- * concurrent scrapes take seconds and hold hundreds of MB).
- */
-const encodedData = new WeakMap<CollectorRecord, Map<string, Buffer>>();
-
-function encodedDataOf(record: CollectorRecord): Map<string, Buffer> {
-  let byFamily = encodedData.get(record);
-  if (!byFamily) {
-    byFamily = new Map();
-    // Reuse the text when /probe or a test already formatted this record; otherwise format without keeping the text.
-    const text = formattedData.get(record) ?? formatRecord(record);
-    for (const [family, body] of text) byFamily.set(family, Buffer.from(body, 'utf8'));
-    encodedData.set(record, byFamily);
-  }
-  return byFamily;
-}
-
-function formatRecord(record: CollectorRecord): Map<string, string> {
-  const byFamily = new Map<string, string>();
-  for (const sample of record.samples) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-  for (const sample of record.histograms) byFamily.set(sample.name, (byFamily.get(sample.name) ?? '') + formatHistogram(sample));
-  return byFamily;
+  return formatAll(record.samples, record.histograms);
 }
 
 const encodedHeaders = new Map<string, Buffer>();
@@ -96,26 +32,8 @@ function encodedHeader(family: MetricFamily): Buffer {
   return header;
 }
 
-/**
- * Compressed bodies for scrapers that accept gzip (Prometheus always does):
- * each buffer is its own gzip member, compressed once per record, and a body
- * is the concatenation of members, which is a valid gzip stream (RFC 1952;
- * Go's and Node's readers read every member). Level 1: the point is to send
- * 2 MB instead of 20 MB per scrape, at the least CPU.
- */
-const GZIP_OPTIONS = { level: 1 } as const;
-const gzippedData = new WeakMap<CollectorRecord, Map<string, Buffer>>();
+/** Family headers as gzip members, for scrapers that accept gzip (Prometheus always does). */
 const gzippedHeaders = new Map<string, Buffer>();
-
-function gzippedDataOf(record: CollectorRecord): Map<string, Buffer> {
-  let byFamily = gzippedData.get(record);
-  if (!byFamily) {
-    byFamily = new Map();
-    for (const [family, body] of encodedDataOf(record)) byFamily.set(family, gzipSync(body, GZIP_OPTIONS));
-    gzippedData.set(record, byFamily);
-  }
-  return byFamily;
-}
 
 function gzippedHeader(family: MetricFamily): Buffer {
   let header = gzippedHeaders.get(family.name);
@@ -188,16 +106,25 @@ export function renderRecords(records: readonly CollectorRecord[], options: Rend
 }
 
 /**
- * renderRecords as a list of UTF-8 buffers (same bytes): the records' series
- * are encoded once per record, so assembling a body after any store change
- * only collects references.
+ * renderRecords as a list of UTF-8 buffers (same bytes), or of gzip members
+ * whose concatenation is the gzip of those bytes. The records' series are
+ * encoded (and compressed) once per result (see prepared.ts), so assembling
+ * a body after any store change only collects references. `preparedFor`
+ * chooses which prepared version of each record's result is served (the
+ * renderer serves the previous one while a large new one is being prepared);
+ * by default every result is prepared at once.
  */
-export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Buffer[] {
+export function renderRecordChunks(
+  records: readonly CollectorRecord[],
+  options: RenderOptions,
+  encoding: BodyEncoding = 'identity',
+  preparedFor: (record: CollectorRecord) => PreparedResult = prepareNow,
+): Buffer[] {
   const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
   for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
   const gzip = encoding === 'gzip';
-  const freshData = fresh.map(gzip ? gzippedDataOf : encodedDataOf);
+  const freshData = fresh.map((record) => (gzip ? preparedFor(record).gzip : preparedFor(record).plain));
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);

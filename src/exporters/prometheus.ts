@@ -10,6 +10,9 @@ import { metricFamily } from '../metrics/catalog';
 import { formatSample } from './exposition';
 import { VERSION } from '../version';
 
+/** process metrics are sampled values: a second's age is invisible at any scrape interval */
+const PROCESS_METRICS_MAX_AGE_MS = 1000;
+
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 function declare<T extends 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | 'dataprotect_exporter_build_info'>(name: T) {
@@ -28,12 +31,21 @@ export class SelfMetrics implements RequestObserver {
   });
   private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
 
+  private changeCounter = 0;
+  private processCache: { at: number; text: Promise<string> } | undefined;
+
+  /** increases whenever the API series change: a renderer may reuse their text until then */
+  get changes(): number {
+    return this.changeCounter;
+  }
+
   constructor(options: { processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.processRegistry });
   }
 
   onRequest(event: { target: string; endpoint: string; code: string; durationSeconds: number }): void {
+    this.changeCounter++;
     this.apiRequests.inc({ target: event.target, endpoint: event.endpoint, code: event.code });
     this.apiDuration.observe({ target: event.target, endpoint: event.endpoint }, event.durationSeconds);
   }
@@ -57,9 +69,18 @@ export class SelfMetrics implements RequestObserver {
     return out;
   }
 
-  /** Node.js process metrics (process_*, nodejs_*), for /metrics only. */
+  /**
+   * Node.js process metrics (process_*, nodejs_*), for /metrics only. Read at
+   * most once per PROCESS_METRICS_MAX_AGE_MS and shared by the scrapes in
+   * between (the same promise): reading CPU and memory usage and formatting
+   * them on each of 20 concurrent scrapes cost more than the snapshot itself.
+   */
   processText(): Promise<string> {
-    return this.processRegistry.metrics();
+    const now = Date.now();
+    if (!this.processCache || now - this.processCache.at >= PROCESS_METRICS_MAX_AGE_MS || now < this.processCache.at) {
+      this.processCache = { at: now, text: this.processRegistry.metrics() };
+    }
+    return this.processCache.text;
   }
 
   /** Drops the API series of a target that a reload removed. */
@@ -68,6 +89,7 @@ export class SelfMetrics implements RequestObserver {
       const seen = new Set<string>();
       for (const value of (await metric.get()).values) {
         if (value.labels.target !== target) continue;
+        this.changeCounter++;
         const { le: _le, ...labels } = value.labels as Record<string, string>;
         const key = JSON.stringify(labels);
         if (seen.has(key)) continue;

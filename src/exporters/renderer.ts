@@ -1,4 +1,5 @@
-import type { SnapshotStore } from '../snapshot/store';
+import type { CollectorRecord, SnapshotStore } from '../snapshot/store';
+import { BACKGROUND_MIN_SERIES, prepareInBackground, prepareNow, preparedOf, seriesCount, type PreparedResult } from './prepared';
 import { encodeChunk, nextExpiry, renderFamilies, renderRecordChunks, renderRecords, type BodyEncoding } from './exposition';
 import type { SelfMetrics } from './prometheus';
 
@@ -42,26 +43,97 @@ export class MetricsRenderer {
    */
   async renderChunks(encoding: BodyEncoding = 'identity'): Promise<Buffer[]> {
     const snapshot = this.snapshotChunks(encoding);
-    const self = renderFamilies(await this.self.familiesText());
-    return [...snapshot, encodeChunk(self + (await this.self.processText()), encoding)];
+    return [...snapshot, await this.selfChunk(encoding)];
   }
 
-  private readonly chunkCache = new Map<BodyEncoding, { version: number; validUntil: number; chunks: Buffer[] }>();
+  private readonly selfCache = new Map<BodyEncoding, { changes: number; processText: Promise<string>; chunk: Promise<Buffer> }>();
+
+  /**
+   * The self-metrics part of /metrics, encoded: rendered again only when the
+   * API series changed or the process metrics were read again, and shared by
+   * the scrapes in between (formatting and gzipping it on every one of many
+   * concurrent scrapes was a large part of their cost).
+   */
+  private selfChunk(encoding: BodyEncoding): Promise<Buffer> {
+    const changes = this.self.changes;
+    const processText = this.self.processText();
+    const cached = this.selfCache.get(encoding);
+    if (cached && cached.changes === changes && cached.processText === processText) return cached.chunk;
+    const chunk = (async () => encodeChunk(renderFamilies(await this.self.familiesText()) + (await processText), encoding))();
+    const entry = { changes, processText, chunk };
+    this.selfCache.set(encoding, entry);
+    chunk.catch(() => {
+      if (this.selfCache.get(encoding) === entry) this.selfCache.delete(encoding);
+    });
+    return chunk;
+  }
+
+  private readonly chunkCache = new Map<BodyEncoding, { version: number; preparedGeneration: number; validUntil: number; chunks: Buffer[] }>();
+  /** the prepared result last served per record key: served again while a newer large result is prepared */
+  private readonly served = new Map<string, PreparedResult>();
+  /** increases when a background preparation completes: cached bodies then include it */
+  private preparedGeneration = 0;
+  private subscribedTo: SnapshotStore | undefined;
 
   private snapshotChunks(encoding: BodyEncoding): Buffer[] {
     const store = this.store();
+    this.watch(store);
     const now = this.now();
     const cached = this.chunkCache.get(encoding);
-    if (cached && cached.version === store.version && now < cached.validUntil) return cached.chunks;
+    if (cached && cached.version === store.version && cached.preparedGeneration === this.preparedGeneration && now < cached.validUntil) return cached.chunks;
     const records = store.all();
     const staleAfterMs = this.staleAfterMs();
     const rendered = {
       version: store.version,
+      preparedGeneration: this.preparedGeneration,
       validUntil: nextExpiry(records, now, staleAfterMs),
-      chunks: renderRecordChunks(records, { now, staleAfterMs }, encoding),
+      chunks: renderRecordChunks(records, { now, staleAfterMs }, encoding, (record) => this.preparedToServe(record)),
     };
     this.chunkCache.set(encoding, rendered);
+    const live = new Set(records.map(recordKey));
+    for (const key of this.served.keys()) if (!live.has(key)) this.served.delete(key);
     return rendered.chunks;
+  }
+
+  /**
+   * The version of a record's result a scrape serves: the current one when it
+   * is ready (or small enough to prepare at once); while a large new result is
+   * prepared in the background, the previous complete one. A scrape sees one
+   * whole version of each record, never a mix.
+   */
+  private preparedToServe(record: CollectorRecord): PreparedResult {
+    const key = recordKey(record);
+    const previous = this.served.get(key);
+    let current = preparedOf(record);
+    if (!current && previous && seriesCount(record) >= BACKGROUND_MIN_SERIES) {
+      this.prepare(record);
+      return previous;
+    }
+    current ??= prepareNow(record);
+    this.served.set(key, current);
+    return current;
+  }
+
+  /** Large results start their preparation as soon as the store has them, not at the next scrape. */
+  private watch(store: SnapshotStore): void {
+    if (this.subscribedTo === store) return;
+    this.subscribedTo = store;
+    store.onResult((record) => {
+      if (this.subscribedTo === store && seriesCount(record) >= BACKGROUND_MIN_SERIES && this.served.has(recordKey(record))) this.prepare(record);
+    });
+  }
+
+  private prepare(record: CollectorRecord): void {
+    prepareInBackground(record).then(
+      () => {
+        this.preparedGeneration++;
+      },
+      // Cannot happen with validated series; should it, prepare on this thread rather than serve the old version for ever.
+      () => {
+        prepareNow(record);
+        this.preparedGeneration++;
+      },
+    );
   }
 
   private snapshotText(target: string | undefined): string {
@@ -80,4 +152,8 @@ export class MetricsRenderer {
     this.cache.set(key, rendered);
     return rendered.text;
   }
+}
+
+function recordKey(record: CollectorRecord): string {
+  return `${record.target}\u0000${record.collector}`;
 }

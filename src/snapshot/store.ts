@@ -38,6 +38,16 @@ const keyOf = (target: string, collector: string): string => `${target}\u0000${c
 export class SnapshotStore {
   private records = new Map<string, CollectorRecord>();
   private versionCounter = 0;
+  private readonly resultListeners: Array<(record: CollectorRecord) => void> = [];
+
+  /**
+   * Calls `listener` with the new record each time a run succeeds (after the
+   * record is in place). The exporter starts preparing a large result for
+   * scrapes then, rather than at the next scrape.
+   */
+  onResult(listener: (record: CollectorRecord) => void): void {
+    this.resultListeners.push(listener);
+  }
 
   /** increases on every change; renderers cache by it */
   get version(): number {
@@ -88,6 +98,10 @@ export class SnapshotStore {
             failures: record.failures + 1,
           },
     );
+    if (report.ok) {
+      const record = this.get(target, collector) as CollectorRecord;
+      for (const listener of this.resultListeners) listener(record);
+    }
   }
 
   /** Forgets a target (removed by a reload). */

@@ -1,0 +1,36 @@
+/** Formatting of series lines in the Prometheus text exposition (format 0.0.4). */
+import type { HistogramSample, Labels } from '../collectors/types';
+
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+export function formatValue(value: number): string {
+  if (Number.isNaN(value)) return 'NaN';
+  if (value === Infinity) return '+Inf';
+  if (value === -Infinity) return '-Inf';
+  return String(value);
+}
+
+export function formatLabels(labels: Labels, extra?: [string, string]): string {
+  const parts: string[] = [];
+  for (const key in labels) parts.push(`${key}="${escapeLabelValue(labels[key] as string)}"`);
+  if (extra) parts.push(`${extra[0]}="${escapeLabelValue(extra[1])}"`);
+  return parts.length > 0 ? `{${parts.join(',')}}` : '';
+}
+
+export function formatSample(name: string, labels: Labels, value: number): string {
+  return `${name}${formatLabels(labels)} ${formatValue(value)}\n`;
+}
+
+export function formatHistogram(sample: HistogramSample): string {
+  let out = '';
+  sample.bounds.forEach((bound, index) => {
+    out += `${sample.name}_bucket${formatLabels(sample.labels, ['le', formatValue(bound)])} ${sample.bucketCounts[index] ?? 0}\n`;
+  });
+  out += `${sample.name}_bucket${formatLabels(sample.labels, ['le', '+Inf'])} ${sample.count}\n`;
+  out += `${sample.name}_sum${formatLabels(sample.labels)} ${formatValue(sample.sum)}\n`;
+  out += `${sample.name}_count${formatLabels(sample.labels)} ${sample.count}\n`;
+  return out;
+}
+
