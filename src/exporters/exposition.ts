@@ -49,9 +49,24 @@ export function encodeChunk(text: string, encoding: BodyEncoding): Buffer {
   return encoding === 'gzip' ? gzipSync(plain, GZIP_OPTIONS) : plain;
 }
 
-/** Whether a record's last good data is still served: successful at least once, and not older than staleAfter. */
+/**
+ * The last moment (ms) a record's last good data is served. A failing
+ * collector's: staleAfter past its last success. A collector whose last run
+ * succeeded keeps its series until its next run, and staleAfter beyond if
+ * that run does not come: otherwise a collector that keeps succeeding loses
+ * its series between two runs whenever its schedule is as long as staleAfter
+ * (the 15-minute collectors and the default 15m: a run ending a little later
+ * than the one before left a gap) or longer.
+ */
+function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
+  if (record.lastSuccessAt === undefined) return -Infinity;
+  const untilNextRun = record.lastRunSucceeded ? record.scheduleIntervalSeconds * 1000 : 0;
+  return record.lastSuccessAt + untilNextRun + staleAfterMs;
+}
+
+/** Whether a record's last good data is still served (see servedUntil). */
 export function isFresh(record: CollectorRecord, now: number, staleAfterMs: number): boolean {
-  return record.lastSuccessAt !== undefined && now - record.lastSuccessAt <= staleAfterMs;
+  return now <= servedUntil(record, staleAfterMs);
 }
 
 /** The exporter's view of each collector and target, computed at scrape time from the records. */
@@ -152,7 +167,7 @@ export function renderFamilies(bodies: ReadonlyMap<string, string>): string {
 export function nextExpiry(records: readonly CollectorRecord[], now: number, staleAfterMs: number): number {
   let next = Infinity;
   for (const record of records) {
-    if (isFresh(record, now, staleAfterMs)) next = Math.min(next, (record.lastSuccessAt as number) + staleAfterMs + 1);
+    if (isFresh(record, now, staleAfterMs)) next = Math.min(next, servedUntil(record, staleAfterMs) + 1);
   }
   return next;
 }
