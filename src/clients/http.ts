@@ -23,6 +23,8 @@ export interface HttpCoreOptions {
   maxRetryWaitMs?: number;
   /** first backoff step; doubles each attempt, with full jitter */
   backoffBaseMs?: number;
+  /** largest response body read; a larger one is a `protocol` error, not an exhausted heap (default 256 MiB) */
+  maxResponseBytes?: number;
   observer?: RequestObserver;
   logger?: Logger;
 }
@@ -168,10 +170,11 @@ export class HttpCore {
         body,
         signal,
       } as Dispatcher.RequestOptions);
-      const text = await response.body.text();
       code = String(response.statusCode);
+      const text = await this.readBody(response, request.endpoint);
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
+      if (error instanceof ApiError) throw error;
       if (request.signal?.aborted) {
         throw new ApiError('aborted', request.endpoint, 'aborted by the collector time limit', undefined, { cause: error });
       }
@@ -190,10 +193,33 @@ export class HttpCore {
     }
   }
 
+  /** The body as text, refusing one larger than maxResponseBytes (announced or actual) before it fills the heap. */
+  private async readBody(response: Dispatcher.ResponseData, endpoint: string): Promise<string> {
+    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    const tooLarge = (): ApiError => new ApiError('protocol', endpoint, `response body larger than ${limit} bytes`, response.statusCode);
+    if (Number(response.headers['content-length'] ?? 0) > limit) {
+      response.body.destroy();
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of response.body) {
+      size += (chunk as Buffer).length;
+      if (size > limit) {
+        response.body.destroy();
+        throw tooLarge();
+      }
+      chunks.push(chunk as Buffer);
+    }
+    return Buffer.concat(chunks, size).toString('utf8');
+  }
+
   async close(): Promise<void> {
     await this.pool.close().catch(() => this.pool.destroy());
   }
 }
+
+const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 /** Retry-After as delay-seconds or an HTTP date, in milliseconds. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {

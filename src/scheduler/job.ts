@@ -140,7 +140,9 @@ export class CollectorJob {
         return 'success';
       } catch (error) {
         const err = error as Error;
-        const unreachable = isApiError(err) ? err.unreachable : err instanceof CollectorTimeoutError;
+        // A run that hit its own time limit was slow, not cut off: the source answered (its
+        // requests have their own time limit, which does count as unreachable).
+        const unreachable = isApiError(err) && err.unreachable;
         const durationSeconds = (performance.now() - started) / 1000;
         store.runFinished(target, this.name, { ok: false, durationSeconds, endedAt: Date.now(), error: err.message, unreachable });
         span.recordException(err);
