@@ -20,11 +20,9 @@
  */
 import { and, ge, isIn } from '../../clients/management/filter';
 import type { Activity } from '../../clients/management/schemas';
-import { ApiError } from '../../clients/errors';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
 import { defineCollector, type HistogramSample, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
-import { ENDPOINTS } from '../../clients/management/endpoints';
 import { Tally, chunks } from './shared';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
@@ -87,9 +85,10 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       // however late its completion shows: it is admitted whatever its end time.
       const wasActive = state.active.delete(activity.id);
       if (activity.state !== 'COMPLETED') return; // an unknown state: neither running nor completed
-      const result = activity.result?.status;
-      if (!result) throw new ApiError('protocol', ENDPOINTS.activities, `COMPLETED activity ${activity.id.slice(0, 64)} has no result.status`);
-      const end = activity.endTime ?? activity.updateTime;
+      // A completion the service gives no result for is still a completion: it is counted
+      // under UNKNOWN (a status the API itself uses) rather than failing every run on one record.
+      const result = activity.result?.status || 'UNKNOWN';
+      const end = completionTime(activity);
       if (ledger.has(activity.id)) return;
       const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
       const resultKey = key(activity.category, result);
@@ -168,6 +167,17 @@ function emptyState(): ActivitiesState {
 
 function emptyHistogram(): Histogram {
   return { buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };
+}
+
+/**
+ * When the activity completed: endTime, else startTime plus duration. Only
+ * when neither is there, updateTime, which moves if the record is touched
+ * again later: that is the one case an activity could be counted twice.
+ */
+function completionTime(activity: Activity): number {
+  if (activity.endTime != null) return activity.endTime;
+  if (activity.startTime != null && activity.duration != null) return activity.startTime + activity.duration;
+  return activity.updateTime;
 }
 
 /** Duration in seconds: the API's milliseconds, else end minus start; undefined when unknown. */
