@@ -8,6 +8,9 @@
 import { defineCollector, type Sample } from '../types';
 import { Tally } from './shared';
 
+/** severities of api-notes: their series stay at 0 when no alert is open, so "all clear" reads 0 rather than "no data" */
+const KNOWN_SEVERITIES = ['CRITICAL', 'WARNING', 'INFORMATIONAL'] as const;
+
 export const alertsCollector = defineCollector<'management'>({
   name: 'alerts',
   kind: 'management',
@@ -18,6 +21,7 @@ export const alertsCollector = defineCollector<'management'>({
     const target = ctx.target.name;
     const seen = new Set<string>();
     const tally = new Tally<[string, string]>();
+    for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.touch([severity, ack]);
     let pages = 0;
     for await (const page of ctx.client.alerts({}, signal)) {
       pages += 1;

@@ -14,6 +14,9 @@ import type { ComplianceDetail } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
 import { Tally } from './shared';
 
+/** verified-objective statuses of the seed: each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
+const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
+
 export const complianceCollector = defineCollector<'management'>({
   name: 'compliance',
   kind: 'management',
@@ -30,6 +33,7 @@ export const complianceCollector = defineCollector<'management'>({
       for (const detail of page) {
         items += 1;
         const policy = detail.policyName ?? detail.protectionPolicyId ?? '';
+        for (const status of KNOWN_STATUSES) tally.touch([policy, status]);
         for (const status of statusesOf(detail, items - 1)) tally.add([policy, status]);
       }
     }

@@ -63,7 +63,13 @@ describe('other management collectors', () => {
     const result = await run(complianceCollector, sim, h);
     const truth = sim.estate.management.compliance();
     expect(truth.length).toBeGreaterThan(1000);
-    expect(map(result, 'dataprotect_compliance_objectives', ['policy', 'status'])).toEqual(tally(truth, (c) => `${c.policyName}/${c.status}`));
+    const expected = tally(truth, (c) => `${c.policyName}/${c.status}`);
+    // every known status of every policy has a series, 0 included
+    for (const policy of new Set(truth.map((c) => c.policyName))) {
+      for (const status of ['SUCCEEDED', 'FAILED', 'SKIPPED']) if (!expected.has(`${policy}/${status}`)) expected.set(`${policy}/${status}`, 0);
+    }
+    expect(map(result, 'dataprotect_compliance_objectives', ['policy', 'status'])).toEqual(expected);
+    expect([...expected.values()]).toContain(0);
     expect(new Set(samplesNamed(result, 'dataprotect_compliance_objectives').map((s) => s.labels.status)).size).toBeGreaterThan(1);
   });
 
@@ -110,5 +116,11 @@ describe('other management collectors', () => {
     result = await run(alertsCollector, sim, h);
     expect(map(result, 'dataprotect_alerts', ['severity', 'acknowledged'])).toEqual(expected());
     expect(sim.stats.count('management', '/api/v2/alerts')).toBeGreaterThanOrEqual(2);
+    // all clear: every severity reads 0 instead of disappearing
+    for (const alert of sim.estate.management.alerts()) sim.estate.management.removeAlert(alert.id);
+    result = await run(alertsCollector, sim, h);
+    expect(map(result, 'dataprotect_alerts', ['severity', 'acknowledged'])).toEqual(
+      new Map(['CRITICAL', 'WARNING', 'INFORMATIONAL'].flatMap((severity) => [[`${severity}/false`, 0], [`${severity}/true`, 0]] as Array<[string, number]>)),
+    );
   });
 });
