@@ -1,14 +1,11 @@
+import { fnv1a } from '../util/fnv1a';
+
 /**
  * Which replica collects a target: FNV-1a hash of the target name modulo the
  * number of shards. Stable across restarts and independent of target order.
  */
 export function shardOf(targetName: string, shards: number): number {
-  let hash = 0x811c9dc5;
-  for (const byte of Buffer.from(targetName, 'utf8')) {
-    hash ^= byte;
-    hash = Math.imul(hash, 0x01000193) >>> 0;
-  }
-  return hash % shards;
+  return fnv1a(targetName) % shards;
 }
 
 /** The shard index from config: a number, or a name ending in an ordinal (a StatefulSet pod name such as exporter-2). */

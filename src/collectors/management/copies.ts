@@ -32,7 +32,8 @@ import { eq } from '../../clients/management/filter';
 import { collectAll } from '../../clients/management/paging';
 import type { Copy } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS, currentAssets, fnv1a, forEachConcurrent, perAssetSeriesFor, type AssetRecord } from './shared';
+import { COPY_FINGERPRINTS, currentAssets, forEachConcurrent, perAssetSeriesFor, type AssetRecord } from './shared';
+import { fnv1a } from '../../util/fnv1a';
 
 export interface LocationCopies {
   readonly count: number;

@@ -10,7 +10,8 @@
  * changed.
  */
 import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS, currentAssets, fnv1a, perAssetSeriesFor } from './shared';
+import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor } from './shared';
+import { fnv1a } from '../../util/fnv1a';
 import type { CopyMetrics } from '../../clients/management/schemas';
 
 export const copyMetricsCollector = defineCollector<'management'>({

@@ -127,11 +127,13 @@ export async function readAssets(client: ManagementClient, policyNames: PolicyNa
 
 /**
  * The asset list another collector needs: the one the assets collector
- * published, or (before its first success) a fresh read of the service.
+ * published, or a fresh read of the service before its first success and
+ * once the published one is older than staleAfter (the assets collector
+ * keeps failing: its list must not steer the others forever).
  */
 export async function currentAssets<S>(ctx: ManagementContext<S>, signal: AbortSignal): Promise<{ list: AssetList; pages: number }> {
   const published = ctx.shared.get(ASSET_LIST);
-  if (published) return { list: published, pages: 0 };
+  if (published && ctx.now().getTime() - published.readAt <= ctx.settings.staleAfter) return { list: published, pages: 0 };
   const { assets, pages } = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
   return { list: { readAt: ctx.now().getTime(), assets }, pages };
 }
@@ -153,16 +155,6 @@ export async function forEachConcurrent<T>(items: readonly T[], limit: number, s
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-}
-
-/** A stable 32-bit FNV-1a hash of a string. */
-export function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }
 
 /** Splits a list into chunks of `size`. */
