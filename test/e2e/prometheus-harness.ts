@@ -16,7 +16,7 @@ import { stringify } from 'yaml';
 import { findOnPath } from '../rules/promtool';
 
 export const MISSING_PROMETHEUS =
-  "prometheus is not installed: .ci/run installs Debian's prometheus package " +
+  "prometheus is not installed: npm test installs Debian's prometheus package (scripts/ensure-prometheus.sh) " +
   '(apt-get install -y prometheus gives /usr/bin/prometheus and /usr/bin/promtool)';
 
 /** A scrape job in Prometheus's own configuration format. */

@@ -7,7 +7,7 @@ import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
 
 export const MISSING_PROMTOOL =
-  "promtool is not on PATH: .ci/run installs Debian's prometheus package " +
+  "promtool is not on PATH: npm test installs Debian's prometheus package (scripts/ensure-prometheus.sh) " +
   '(apt-get install -y prometheus gives /usr/bin/promtool and /usr/bin/prometheus)';
 
 /** Absolute path of an executable found on PATH, or undefined. */
