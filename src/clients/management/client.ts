@@ -4,7 +4,7 @@ import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore, type HttpResponse } from '../http';
 import { errorForStatus, serverReason } from '../response';
-import { ENDPOINTS, assetCopiesPath } from './endpoints';
+import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
 import { isIn, type Filter } from './filter';
 import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
 import {
@@ -157,6 +157,17 @@ export class ManagementClient {
   /** Serial (queryState) paging of any listing that offers it, with its item schema. */
   serialPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
     return serialPages((request) => this.fetchJson(request), spec, signal);
+  }
+
+  /** One asset by id (GET /api/v2/assets/{id}); undefined when the service answers 404. */
+  async asset(assetId: string, signal?: AbortSignal): Promise<Asset | undefined> {
+    try {
+      const { body, status } = await this.fetchJson({ endpoint: ENDPOINTS.asset, path: assetPath(assetId), ...(signal ? { signal } : {}) });
+      return parseObject(assetSchema, body, ENDPOINTS.asset, status);
+    } catch (error) {
+      if (error instanceof ApiError && error.kind === 'status' && error.status === 404) return undefined;
+      throw error;
+    }
   }
 
   /** An authenticated GET; the parsed JSON of a 2xx answer, an ApiError otherwise. */

@@ -6,6 +6,7 @@ export const ENDPOINTS = {
   login: '/api/v2/login',
   logout: '/api/v2/logout',
   assets: '/api/v2/assets',
+  asset: '/api/v2/assets/{id}',
   assetCopies: '/api/v2/assets/{id}/copies',
   latestCopies: '/api/v2/latest-copies',
   copyMetrics: '/api/v2/copy-metrics',
@@ -19,6 +20,11 @@ export const ENDPOINTS = {
 } as const;
 
 export type EndpointTemplate = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
+
+/** The concrete path of one asset, with the id escaped. */
+export function assetPath(assetId: string): string {
+  return `/api/v2/assets/${encodeURIComponent(assetId)}`;
+}
 
 /** The concrete path of a per-asset endpoint, with the id escaped. */
 export function assetCopiesPath(assetId: string): string {

@@ -28,7 +28,6 @@
 import { ApiError, isApiError } from '../../clients/errors';
 import type { ManagementClient } from '../../clients/management/client';
 import { ENDPOINTS } from '../../clients/management/endpoints';
-import { eq } from '../../clients/management/filter';
 import { collectAll } from '../../clients/management/paging';
 import type { Copy } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
@@ -163,12 +162,10 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
   },
 });
 
-/** Whether the service lists the asset (not deleted): one filtered request. */
+/** Whether the service still has the asset (not deleted): one GET of the asset. */
 async function stillListed(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<boolean> {
-  for await (const page of client.assets({ filter: eq('id', assetId) }, signal)) {
-    if (page.some((listed) => listed.id === assetId && listed.deleted !== true)) return true;
-  }
-  return false;
+  const asset = await client.asset(assetId, signal);
+  return asset !== undefined && asset.deleted !== true;
 }
 
 /** Share of the time limit kept for the reads already started when no new one starts. */
