@@ -123,6 +123,15 @@ function failedCollectors(round: RoundReport): string {
   return failed.length === 0 ? '' : `  FAILED collectors: ${failed.map((c) => `${c.target}/${c.collector} (${c.error?.slice(0, 120)})`).join('; ')}`;
 }
 
+/** The slowest collectors of a round with the bare fetch's time for the same pages: where the overhead is. */
+function slowest(round: RoundReport, bare: Record<string, number>, count = 8): string {
+  return [...round.collectors]
+    .sort((a, b) => b.seconds - a.seconds)
+    .slice(0, count)
+    .map((c) => `${c.target}/${c.collector} ${c.seconds.toFixed(2)}/${(bare[`${c.target}/${c.collector}`] ?? 0).toFixed(2)} s`)
+    .join(', ');
+}
+
 interface EstateFigures {
   estate: string;
   simStartSeconds: number;
@@ -157,8 +166,9 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
     const first = await measured(sim, () => a.call<RoundReport>('round'));
     console.log(`cold round (exporter A): ${first.stats.total} requests, ${first.result.seconds.toFixed(2)} s${failedCollectors(first.result)}`);
     const sizes = await sim.call<ListingSizes>('listingSizes', { pageSize: PAGE_SIZE, windowMs: WINDOW_MS, classTypes: CLASS_TYPES });
-    const baseline = await measured(sim, () => a.call<{ seconds: number; requests: number; bytes: number }>('baseline', { times: 2 }));
+    const baseline = await measured(sim, () => a.call<{ seconds: number; requests: number; bytes: number; byCollector: Record<string, number> }>('baseline', { times: 2 }));
     console.log(`baseline (bare undici, same pages, best of 2): ${baseline.result.requests} requests, ${baseline.result.seconds.toFixed(2)} s`);
+    console.log(`  slowest collectors, cold round A / bare fetch: ${slowest(first.result, baseline.result.byCollector)}`);
     await a.call('stop').catch(() => undefined);
     await a.stop();
 

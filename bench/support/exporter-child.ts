@@ -171,7 +171,7 @@ async function main(): Promise<void> {
  * BEGIN request (a queryState token is spent by its first use); logins are
  * left out (the captured tokens are still valid).
  */
-async function replay(captured: Captured[], config: ExporterConfig): Promise<{ seconds: number; requests: number; bytes: number }> {
+async function replay(captured: Captured[], config: ExporterConfig): Promise<{ seconds: number; requests: number; bytes: number; byCollector: Record<string, number> }> {
   const byTarget = new Map<string, Map<string, Captured[]>>();
   for (const request of captured) {
     if (request.method !== 'GET') continue;
@@ -186,6 +186,7 @@ async function replay(captured: Captured[], config: ExporterConfig): Promise<{ s
   }
   let requests = 0;
   let bytes = 0;
+  const byCollector: Record<string, number> = {};
   const pools: Pool[] = [];
   const started = performance.now();
   await Promise.all(
@@ -202,7 +203,8 @@ async function replay(captured: Captured[], config: ExporterConfig): Promise<{ s
         bytes += Buffer.byteLength(text);
         return text;
       };
-      for (const list of groups.values()) {
+      for (const [collector, list] of groups) {
+        const collectorStarted = performance.now();
         let next = 0;
         const worker = async (): Promise<void> => {
           while (next < list.length) {
@@ -219,12 +221,13 @@ async function replay(captured: Captured[], config: ExporterConfig): Promise<{ s
           }
         };
         await Promise.all(Array.from({ length: Math.min(limit, list.length) }, worker));
+        byCollector[`${targetName}/${collector}`] = (performance.now() - collectorStarted) / 1000;
       }
     }),
   );
   const seconds = (performance.now() - started) / 1000;
   await Promise.all(pools.map((pool) => pool.close()));
-  return { seconds, requests, bytes };
+  return { seconds, requests, bytes, byCollector };
 }
 
 main().catch((error: unknown) => {

@@ -5,7 +5,7 @@ import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
 import type { CollectorDefinition, SharedKey } from '../collectors/types';
 import type { SnapshotStore } from '../snapshot/store';
-import { validateOutput } from './validate';
+import { validateOutputInSlices } from './validate';
 
 /** One configured target at run time: its client and the values its collectors share. */
 export interface TargetRuntime {
@@ -125,7 +125,8 @@ export class CollectorJob {
         // A collector that ignores its signal cannot hold the job past its time limit.
         collecting.catch(() => undefined);
         const result = await Promise.race([collecting, timedOut]);
-        const checked = validateOutput(target, result.samples, result.histograms ?? []);
+        // In slices: a large result checked in one step would hold every scrape behind it.
+        const checked = await validateOutputInSlices(target, result.samples, result.histograms ?? []);
         this.state = result.state;
         for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
         const durationSeconds = (performance.now() - started) / 1000;

@@ -1,6 +1,6 @@
 /** validateOutput: the catalog check every collector result passes before it is published. */
 import type { Sample } from '../../src/collectors/types';
-import { validateOutput } from '../../src/scheduler/validate';
+import { validateOutput, validateOutputInSlices } from '../../src/scheduler/validate';
 
 const asset = (id: string, name: string): Sample => ({
   name: 'dataprotect_asset_size_bytes',
@@ -37,5 +37,38 @@ describe('validateOutput', () => {
     expect(() => validateOutput('t', [{ ...asset('1', 'a'), labels: { ...asset('1', 'a').labels, policy: 3 as unknown as string } }], [])).toThrow(/needs labels/);
     expect(() => validateOutput('other', [asset('1', 'a')], [])).toThrow(/expected "other"/);
     expect(() => validateOutput('t', [{ ...asset('1', 'a'), value: Number.NaN }], [])).toThrow(/non-finite/);
+  });
+});
+
+describe('validateOutputInSlices', () => {
+  const many = (count: number): Sample[] => Array.from({ length: count }, (_, i) => asset(String(i), `a${i}`));
+
+  it('lets the event loop run between slices and gives what validateOutput gives', async () => {
+    const samples = many(1_000);
+    let turns = 0;
+    const counter = (): void => {
+      turns += 1;
+      if (!done) setImmediate(counter);
+    };
+    let done = false;
+    setImmediate(counter);
+    const sliced = await validateOutputInSlices('t', samples, [], 100);
+    done = true;
+    // 1,000 series in slices of 100: the loop turned between slices, not only after the end.
+    expect(turns).toBeGreaterThanOrEqual(9);
+    expect(sliced).toEqual(validateOutput('t', samples, []));
+    expect(sliced.samples[0]).toBe(samples[0]);
+  });
+
+  it('rejects a duplicate that lies in a later slice than its first occurrence', async () => {
+    const samples = [...many(250), asset('3', 'a3')];
+    await expect(validateOutputInSlices('t', samples, [], 100)).rejects.toThrow(/duplicate series/);
+  });
+
+  it('checks in one step when the output fits in one slice', async () => {
+    let turned = false;
+    setImmediate(() => (turned = true));
+    await validateOutputInSlices('t', many(50), [], 100);
+    expect(turned).toBe(false);
   });
 });

@@ -152,6 +152,18 @@ describe('activities collector', () => {
     expectCountersEqual(result, completedBetween(firstRunAt, now()));
   });
 
+  it('leaves the previous state untouched when a run fails after pages were applied (copy, not deep clone)', async () => {
+    const before = structuredClone(state);
+    sim.clock.advance(12 * 60 * MIN); // ~1,500 activities: more than one page
+    sim.faults.add({ api: 'management', path: '/api/v2/activities', skip: 1, times: 1, fault: { kind: 'malformed' } });
+    await expect(run(activitiesCollector, sim, h, { state })).rejects.toMatchObject({ kind: 'parse' });
+    expect(state).toEqual(before);
+    const result = await run(activitiesCollector, sim, h, { state });
+    expectCountersEqual(result, completedBetween(firstRunAt, now()));
+    expectGaugesEqual(result);
+    state = result.state;
+  });
+
   it('counts TASK level too when configured', async () => {
     const result = await run(activitiesCollector, sim, h, { settings: { activityClassTypes: ['TASK'] } });
     const tasks = sim.estate.management.activities().filter((a) => a.classType === 'TASK' && a.state === 'COMPLETED' && endOf(a) >= now() - WINDOW);

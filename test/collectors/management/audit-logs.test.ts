@@ -93,5 +93,17 @@ describe('audit-logs collector', () => {
     expect(state).toEqual(before);
     const result = await run(auditLogsCollector, sim, h, { state });
     expect(nonZero(result, 'dataprotect_audit_events_total')).toEqual(byType(between(firstRunAt, now())));
+    state = result.state;
+  });
+
+  it('leaves the previous state untouched when paging fails after pages were counted (no deep clone of it)', async () => {
+    sim.clock.advance(6 * HOUR); // ~1,000 entries: several pages of 500
+    const before = structuredClone(state);
+    sim.faults.add({ api: 'management', path: '/api/v2/audit-logs', skip: 1, times: 1, fault: { kind: 'status', status: 500 } });
+    await expect(run(auditLogsCollector, sim, h, { state })).rejects.toMatchObject({ kind: 'status', status: 500 });
+    expect(state).toEqual(before);
+    const result = await run(auditLogsCollector, sim, h, { state });
+    expect(nonZero(result, 'dataprotect_audit_events_total')).toEqual(byType(between(firstRunAt, now())));
+    expect(nonZero(result, 'dataprotect_audit_events_window')).toEqual(byType(between(now() - 24 * HOUR, now())));
   });
 });
