@@ -23,6 +23,12 @@ function fingerprintOf(target: TargetConfig): string {
   return JSON.stringify({ ...target, password: target.password.reveal() });
 }
 
+/** The part of a target's configuration its client and its collectors' data depend on: all but the per-collector settings. */
+function sourceFingerprintOf(target: TargetConfig): string {
+  const { collectors: _collectors, ...source } = target;
+  return fingerprintOf(source as TargetConfig);
+}
+
 /**
  * Wires configuration, clients, collectors, scheduler and snapshot store:
  * one TargetRuntime per target this replica owns, one CollectorJob per enabled
@@ -74,6 +80,12 @@ export class ExporterRuntime {
       client: createClient(target, { logger, ...(this.deps.observer ? { observer: this.deps.observer } : {}) }),
       shared: new Map(),
     };
+    return this.activate(runtime, new Map());
+  }
+
+  /** Creates the target's jobs (each starting from `states`' entry for its collector) and makes it active. */
+  private activate(runtime: TargetRuntime, states: ReadonlyMap<string, unknown>): ActiveTarget {
+    const target = runtime.config;
     const jobs: CollectorJob[] = [];
     for (const definition of (this.deps.collectorsFor ?? collectorsFor)(target.kind)) {
       const overrides = target.collectors[definition.name];
@@ -89,6 +101,7 @@ export class ExporterRuntime {
           logger: this.deps.logger,
           settings: () => this.config.collection,
           ...(this.deps.now ? { now: this.deps.now } : {}),
+          initialState: states.get(definition.name),
         }),
       );
     }
@@ -135,17 +148,28 @@ export class ExporterRuntime {
   /**
    * Applies a new, already validated configuration: targets added are
    * started, removed ones stopped, changed ones restarted; the others keep
-   * running with their state.
+   * running with their state. A target whose only change is in its
+   * collectors' settings (schedule, timeout, enabled) keeps its client, its
+   * collectors' state (counters, watermarks) and its series: it is
+   * rescheduled, not restarted.
    */
-  async applyConfig(next: ExporterConfig): Promise<{ added: string[]; removed: string[]; restarted: string[] }> {
+  async applyConfig(
+    next: ExporterConfig,
+  ): Promise<{ added: string[]; removed: string[]; restarted: string[]; rescheduled: string[] }> {
     this.config = next;
     const wanted = new Map(this.ownedTargets(next).map((target) => [target.name, target]));
     const added: string[] = [];
     const removed: string[] = [];
     const restarted: string[] = [];
+    const rescheduled: string[] = [];
     for (const [name, active] of this.targets) {
       const target = wanted.get(name);
       if (target && fingerprintOf(target) === active.fingerprint) continue;
+      if (target && sourceFingerprintOf(target) === sourceFingerprintOf(active.runtime.config)) {
+        await this.rescheduleTarget(active, target);
+        rescheduled.push(name);
+        continue;
+      }
       await this.stopTarget(name, active);
       if (target) restarted.push(name);
       else removed.push(name);
@@ -156,7 +180,16 @@ export class ExporterRuntime {
       const active = this.addTarget(target);
       if (this.scheduling) this.startTarget(active);
     }
-    return { added, removed, restarted };
+    return { added, removed, restarted, rescheduled };
+  }
+
+  private async rescheduleTarget(active: ActiveTarget, target: TargetConfig): Promise<void> {
+    await Promise.all(active.jobs.map((job) => this.scheduler.remove(job)));
+    const states = new Map(active.jobs.map((job) => [job.name, job.lastState]));
+    const successor = this.activate({ ...active.runtime, config: target }, states);
+    const enabled = new Set(successor.jobs.map((job) => job.name));
+    for (const job of active.jobs) if (!enabled.has(job.name)) this.store.remove(target.name, job.name);
+    if (this.scheduling) this.startTarget(successor);
   }
 
   private async stopTarget(name: string, active: ActiveTarget): Promise<void> {

@@ -47,11 +47,20 @@ export class CollectorJob {
       logger: Logger;
       settings: () => ExporterConfig['collection'];
       now?: () => Date;
+      /** the state of the job this one replaces (a reload that changed only schedules) */
+      initialState?: unknown;
     },
-  ) {}
+  ) {
+    this.state = deps.initialState;
+  }
 
   get name(): string {
     return this.definition.name;
+  }
+
+  /** The state of the last successful run, for a successor job (read it after stop()). */
+  get lastState(): unknown {
+    return this.state;
   }
 
   get isRunning(): boolean {

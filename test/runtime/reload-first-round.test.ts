@@ -66,7 +66,7 @@ describe('reload while a target is in its first round', () => {
     const applying = runtime.applyConfig(config(newUrl, ['t']));
     await tick(20);
     release();
-    expect(await applying).toEqual({ added: [], removed: [], restarted: ['t'] });
+    expect(await applying).toEqual({ added: [], removed: [], restarted: ['t'], rescheduled: [] });
     await tick(100); // the new round ends
     await runtime.stop();
     expect(calls.filter((call) => call.url === oldUrl).map((call) => call.collector)).toEqual(['first']);
@@ -93,7 +93,7 @@ describe('reload while a target is in its first round', () => {
     const applying = runtime.applyConfig(config(url, ['keep']));
     await tick(20);
     release();
-    expect(await applying).toEqual({ added: [], removed: ['gone'], restarted: [] });
+    expect(await applying).toEqual({ added: [], removed: ['gone'], restarted: [], rescheduled: [] });
     await tick(100);
     await runtime.stop();
     expect(calls.filter((call) => call.target === 'gone').map((call) => call.collector)).toEqual(['first']);

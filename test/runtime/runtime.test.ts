@@ -147,7 +147,7 @@ describe('runtime: snapshot, staleness, time limits', () => {
     await runtime.runOnce();
     await runtime.runOnce();
     const change = await runtime.applyConfig(config(['keep', 'new']));
-    expect(change).toEqual({ added: ['new'], removed: ['drop'], restarted: [] });
+    expect(change).toEqual({ added: ['new'], removed: ['drop'], restarted: [], rescheduled: [] });
     const text = await renderer.render();
     expect(text).not.toContain('target="drop"');
     expect(runtime.store.get('keep', 'fake')!.runs).toBe(2);
@@ -155,6 +155,30 @@ describe('runtime: snapshot, staleness, time limits', () => {
     expect(runtime.store.get('keep', 'fake')!.runs).toBe(3);
     expect(runtime.store.get('new', 'fake')!.runs).toBe(1);
     expect(await renderer.render()).toMatch(/target="keep"[^}]*\} 300/); // state kept across the reload
+    await runtime.stop();
+  });
+
+  it('reload: a change of schedules only reschedules the target, keeping its state; a disabled collector goes, a changed URL restarts', async () => {
+    const behaviour = { next: 'ok' as const, assets: ['a'] };
+    const collectors = [fakeCollector('fake', behaviour), fakeCollector('other', behaviour)];
+    const base = { name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' };
+    const { runtime, renderer } = harness(['t'], collectors);
+    await runtime.runOnce();
+    await runtime.runOnce();
+    const rescheduled = await runtime.applyConfig(
+      parseConfig({ targets: [{ ...base, collectors: { fake: { schedule: '*/5 * * * *' }, other: { enabled: false } } }] }),
+    );
+    expect(rescheduled).toEqual({ added: [], removed: [], restarted: [], rescheduled: ['t'] });
+    expect(runtime.store.get('t', 'other')).toBeUndefined();
+    expect(runtime.store.get('t', 'fake')!.scheduleIntervalSeconds).toBe(300);
+    expect(await renderer.render()).toMatch(/target="t"[^}]*\} 200/); // series kept while rescheduling
+    await runtime.runOnce();
+    expect(await renderer.render()).toMatch(/target="t"[^}]*\} 300/); // the third run continues from the second's state
+
+    const restarted = await runtime.applyConfig(parseConfig({ targets: [{ ...base, url: 'http://127.0.0.1:10' }] }));
+    expect(restarted).toEqual({ added: [], removed: [], restarted: ['t'], rescheduled: [] });
+    await runtime.runOnce();
+    expect(await renderer.render()).toMatch(/target="t"[^}]*\} 100/); // a new source starts afresh
     await runtime.stop();
   });
 });
