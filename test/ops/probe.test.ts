@@ -7,24 +7,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import { parseConfig } from '../../src/config/load';
-import { defineCollector } from '../../src/collectors/types';
 import { Exporter } from '../../src/exporter';
 import { silentLogger } from '../support/collect';
 import { startPrometheus, type ScrapeConfig } from '../e2e/prometheus-harness';
+import { constantCollector } from '../support/fakes';
 
 // The target names the documented scrape configuration lists.
 const TARGETS = ['backup-prod', 'replication-plugin', 'dd-center'];
 
-const collector = defineCollector<'management', undefined>({
-  name: 'fake',
-  kind: 'management',
-  description: 'test',
-  defaultSchedule: '0 0 1 1 *',
-  metrics: ['dataprotect_asset_size_bytes'],
-  collect: async (ctx) => ({
-    samples: [{ name: 'dataprotect_asset_size_bytes', labels: { target: ctx.target.name, asset_id: 'a', asset_name: 'a', asset_type: 'VM', policy: 'p' }, value: 42 }],
-  }),
-});
+const collector = constantCollector(42);
 
 async function startExporter(): Promise<Exporter> {
   const exporter = new Exporter(

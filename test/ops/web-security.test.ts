@@ -9,13 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { ConfigError, parseConfig, type ExporterConfig } from '../../src/config/load';
-import { defineCollector } from '../../src/collectors/types';
 import { Exporter } from '../../src/exporter';
 import bcrypt from 'bcryptjs';
 import { credentialsMatch, parseBasicAuth } from '../../src/exporters/auth';
 import { generateSelfSignedCert } from '../../src/simulator/core/tls';
 import { Secret } from '../../src/util/secret';
 import { silentLogger } from '../support/collect';
+import { constantCollector } from '../support/fakes';
 
 let dir: string;
 
@@ -27,16 +27,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const collector = defineCollector<'management', undefined>({
-  name: 'fake',
-  kind: 'management',
-  description: 'test',
-  defaultSchedule: '0 0 1 1 *',
-  metrics: ['dataprotect_asset_size_bytes'],
-  collect: async (ctx) => ({
-    samples: [{ name: 'dataprotect_asset_size_bytes', labels: { target: ctx.target.name, asset_id: 'a', asset_name: 'a', asset_type: 'VM', policy: 'p' }, value: 1 }],
-  }),
-});
+const collector = constantCollector(1);
 
 function config(web: Record<string, unknown>, env: Record<string, string> = {}): ExporterConfig {
   return parseConfig(
