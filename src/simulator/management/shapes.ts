@@ -236,7 +236,10 @@ export interface ComplianceDetail {
   protectionPolicyId: string;
   policyName: string;
   stageId: string;
+  /** api-notes' flat field */
   status: ComplianceStatus;
+  /** the seed's field (release 19.7): the same result */
+  verifiedObjectives: { status: ComplianceStatus };
   objectiveFailedNameList: string[];
 }
 

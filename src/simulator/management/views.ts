@@ -66,6 +66,7 @@ export const complianceDetails = memoByState((state, nowMs): ComplianceDetail[] 
         policyName: policy.api.name,
         stageId: stage.id,
         status,
+        verifiedObjectives: { status },
         objectiveFailedNameList: failed,
       });
     }
