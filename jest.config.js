@@ -7,4 +7,5 @@ module.exports = {
   testTimeout: 60000,
   // Suites start HTTP servers on loopback; two workers match the machine's two cores.
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/plain-summary-reporter.js'],
 };
