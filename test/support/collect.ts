@@ -8,6 +8,7 @@ import { createClient, type ClientByKind } from '../../src/clients';
 import type { RequestObserver } from '../../src/clients/http';
 import type { CollectResult, CollectorDefinition, Labels, Sample, SharedKey } from '../../src/collectors/types';
 import type { Simulator } from '../../src/simulator/types';
+import { validateOutput } from '../../src/scheduler/validate';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -83,4 +84,9 @@ export function valueOf(result: CollectResult<unknown>, name: string, labels: La
   );
   if (matches.length > 1) throw new Error(`${matches.length} samples of ${name} match ${JSON.stringify(labels)}`);
   return matches[0]?.value;
+}
+
+/** Fails unless the result passes the runtime's own check: catalog families, exactly their labels, no duplicate series, finite values. */
+export function expectWellFormed(result: CollectResult<unknown>, target: string): void {
+  expect(() => validateOutput(target, result.samples, result.histograms ?? [])).not.toThrow();
 }

@@ -6,8 +6,7 @@ import { groupsCollector } from '../../../src/collectors/replication/groups';
 import { vmsCollector } from '../../../src/collectors/replication/vms';
 import { REPLICATION_COLLECTORS } from '../../../src/collectors/replication';
 import { metricFamily } from '../../../src/metrics/catalog';
-import type { CollectResult } from '../../../src/collectors/types';
-import { clientFor, runCollector, samplesNamed, simulatorTarget, valueOf } from '../../support/collect';
+import { clientFor, expectWellFormed, runCollector, samplesNamed, simulatorTarget, valueOf } from '../../support/collect';
 
 const SIZE = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 80, replicationClusters: 4, storageSystems: 1 };
 const MIB = 1024 * 1024;
@@ -32,16 +31,6 @@ describe('replication collectors against the simulated plugin', () => {
 
   const run = <S>(definition: Parameters<typeof runCollector<'replication', S>>[0]) => runCollector(definition, { target, client });
 
-  /** every sample uses a catalog family, exactly its labels, and no two share labels */
-  const expectWellFormed = (result: CollectResult<unknown>): void => {
-    const keys = new Set<string>();
-    for (const sample of result.samples) {
-      expect(Object.keys(sample.labels).sort()).toEqual([...metricFamily(sample.name).labels].sort());
-      const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
-      expect(keys.has(key)).toBe(false);
-      keys.add(key);
-    }
-  };
 
   it('lists the three collectors with the metrics they emit', () => {
     expect(REPLICATION_COLLECTORS.map((c) => c.name)).toEqual(['clusters', 'groups', 'vms']);
@@ -50,7 +39,7 @@ describe('replication collectors against the simulated plugin', () => {
 
   it('reports connected, disconnected and unregistered clusters', async () => {
     const result = await run(clustersCollector);
-    expectWellFormed(result);
+    expectWellFormed(result, target.name);
     const truth = sim.estate.replication.clusters;
     expect(truth.some((c) => !c.isRegistered)).toBe(true);
     expect(truth.some((c) => c.isRegistered && c.connectionStatus !== 'OK')).toBe(true);
@@ -74,14 +63,14 @@ describe('replication collectors against the simulated plugin', () => {
 
   it('reports one info series per consistency group', async () => {
     const result = await run(groupsCollector);
-    expectWellFormed(result);
+    expectWellFormed(result, target.name);
     const names = samplesNamed(result, 'dataprotect_replication_group_info').map((s) => s.labels.group);
     expect(names.sort()).toEqual(sim.estate.replication.groups.map((g) => g.name).sort());
   });
 
   it('reports every VM: info, status state set, disk bytes, and counts that equal the truth', async () => {
     const result = await run(vmsCollector);
-    expectWellFormed(result);
+    expectWellFormed(result, target.name);
     const vms = sim.estate.replication.vms;
     expect(vms.some((v) => v.status === 'PAUSED')).toBe(true);
     expect(samplesNamed(result, 'dataprotect_replication_vm_info')).toHaveLength(vms.length);

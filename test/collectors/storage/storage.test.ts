@@ -10,7 +10,7 @@ import { replicationContextsCollector } from '../../../src/collectors/storage/re
 import { systemCollector } from '../../../src/collectors/storage/system';
 import type { CollectorDefinition, CollectResult } from '../../../src/collectors/types';
 import { metricFamily } from '../../../src/metrics/catalog';
-import { clientFor, runCollector, samplesNamed, simulatorTarget, valueOf } from '../../support/collect';
+import { clientFor, expectWellFormed, runCollector, samplesNamed, simulatorTarget, valueOf } from '../../support/collect';
 
 const SIZE = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 5, replicationClusters: 1, storageSystems: 3 };
 const TOKEN_TTL_SECONDS = 900;
@@ -39,15 +39,6 @@ describe('storage collectors against the simulated management center and applian
     runCollector(definition, { ...on, now: () => sim.clock.now(), ...extra });
   const systems = () => sim.estate.storage.systems;
 
-  const expectWellFormed = (result: CollectResult<unknown>): void => {
-    const keys = new Set<string>();
-    for (const sample of result.samples) {
-      expect(Object.keys(sample.labels).sort()).toEqual([...metricFamily(sample.name).labels].sort());
-      const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
-      expect(keys.has(key)).toBe(false);
-      keys.add(key);
-    }
-  };
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 31, size: SIZE, startTime: new Date('2026-06-15T09:40:00Z'), tokenTtlSeconds: TOKEN_TTL_SECONDS });
@@ -73,7 +64,7 @@ describe('storage collectors against the simulated management center and applian
   describe('system', () => {
     it('reports every managed system of a management center', async () => {
       const result = await run(systemCollector);
-      expectWellFormed(result);
+      expectWellFormed(result, center.target.name);
       expect(samplesNamed(result, 'dataprotect_storage_system_info').map((s) => s.labels)).toEqual(
         systems().map((s) => ({ target: center.target.name, system_id: s.id, system_name: s.name, model: s.model, version: s.version })),
       );
@@ -101,7 +92,7 @@ describe('storage collectors against the simulated management center and applian
 
     it('reports the newest sample of each tier of each system; a system without cloud has no cloud series', async () => {
       const result = await run(capacityCollector);
-      expectWellFormed(result);
+      expectWellFormed(result, center.target.name);
       for (const system of systems()) expectCapacityOf(result, system.id);
       expect(sim.estate.storage.newestCapacity(systems()[1]!.id, 'cloud').physical_capacity.total).toBe(0);
       expect(result.samples.some((s) => s.labels.tier === 'total')).toBe(false);
@@ -137,7 +128,7 @@ describe('storage collectors against the simulated management center and applian
 
     it('counts active alerts by severity and class per system, cleared ones excluded', async () => {
       const result = await run(alertsCollector);
-      expectWellFormed(result);
+      expectWellFormed(result, center.target.name);
       expectAlertCounts(result);
     });
 
@@ -157,7 +148,7 @@ describe('storage collectors against the simulated management center and applian
   describe('replication contexts', () => {
     it('reports lag as now minus syncEpoch and the state set of every context', async () => {
       const result = await run(replicationContextsCollector);
-      expectWellFormed(result);
+      expectWellFormed(result, center.target.name);
       const nowSec = sim.clock.now().getTime() / 1000;
       let lagging = 0;
       for (const system of systems()) {
