@@ -5,7 +5,7 @@
  * scrapes stay fast on large estates and never wait for a collection.
  */
 import { gzipSync } from 'node:zlib';
-import { formatAll, GZIP_OPTIONS, prepareNow, type PreparedResult } from './prepared';
+import { GZIP_OPTIONS, plainOf, prepareNow, type PreparedResult } from './prepared';
 import { formatSample } from './format';
 import { METRIC_FAMILIES, type MetricFamily } from '../metrics/catalog';
 import type { Sample } from '../collectors/types';
@@ -18,10 +18,6 @@ export { escapeLabelValue, formatValue, formatLabels, formatSample, formatHistog
 export function familyHeader(family: MetricFamily): string {
   const help = family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
   return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;
-}
-
-function dataOf(record: CollectorRecord): Map<string, string> {
-  return formatAll(record.samples, record.histograms);
 }
 
 const encodedHeaders = new Map<string, Buffer>();
@@ -105,20 +101,17 @@ export interface RenderOptions {
   staleAfterMs: number;
 }
 
-/** Renders every catalog family that has series, in catalog order. */
+/**
+ * Renders every catalog family that has series, in catalog order, as text
+ * (--once, /probe): the bytes of renderRecordChunks, reusing each result's
+ * prepared UTF-8 series when they are ready.
+ */
 export function renderRecords(records: readonly CollectorRecord[], options: RenderOptions): string {
-  const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
-  const status = new Map<string, string>();
-  for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-  const freshData = fresh.map(dataOf);
-  let out = '';
-  for (const family of METRIC_FAMILIES) {
-    let body = status.get(family.name) ?? '';
-    for (const data of freshData) body += data.get(family.name) ?? '';
-    if (body) out += familyHeader(family) + body;
-  }
-  return out;
+  const plainOnly = (record: CollectorRecord): PreparedResult => ({ plain: plainOf(record), gzip: NO_GZIP });
+  return Buffer.concat(renderRecordChunks(records, options, 'identity', plainOnly)).toString('utf8');
 }
+
+const NO_GZIP: ReadonlyMap<string, Buffer> = new Map();
 
 /**
  * renderRecords as a list of UTF-8 buffers (same bytes), or of gzip members

@@ -53,6 +53,11 @@ export function preparedOf(record: CollectorRecord): PreparedResult | undefined 
   return entry && entry.histograms === record.histograms ? entry.result : undefined;
 }
 
+/** A record's series per family as UTF-8: the prepared form when ready, else formatted now (without the gzip work). */
+export function plainOf(record: CollectorRecord): ReadonlyMap<string, Buffer> {
+  return preparedOf(record)?.plain ?? encodeAll(formatAll(record.samples, record.histograms));
+}
+
 /** Prepares a record's result now, on this thread (or returns it when ready). */
 export function prepareNow(record: CollectorRecord): PreparedResult {
   const ready = preparedOf(record);
@@ -100,7 +105,7 @@ export function prepareInBackground(record: CollectorRecord): Promise<PreparedRe
   return running;
 }
 
-/** Series text per family name (the uncached form, for /probe and tests). */
+/** Series text per family name. */
 export function formatAll(samples: readonly Sample[], histograms: readonly HistogramSample[]): Map<string, string> {
   const text = new Map<string, string[]>();
   for (const sample of samples) appendTo(text, sample.name, formatSample(sample.name, sample.labels, sample.value));
