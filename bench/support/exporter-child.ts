@@ -5,16 +5,19 @@
  * schedule: the parent decides when a collection round runs.
  *
  * Commands (IPC): round, captureStart, baseline, memory, gc, stop. The
- * baseline replays the requests a round made with a bare undici client, in
- * the same order constraints (targets in parallel, a target's collectors one
- * after another, the target's connection limit), for the overhead ratio.
+ * baseline replays the requests a round made with a bare undici client, under
+ * the same order constraints as the round (targets in parallel; within a
+ * target, a collector's pages once the pages of the collectors it waits for
+ * in a first round, its `after`, are fetched; the target's connection limit),
+ * for the overhead ratio.
  */
-import diagnostics from 'node:diagnostics_channel';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
 import { Pool } from 'undici';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
-import type { RequestObserver } from '../../src/clients/http';
-import type { RunResult } from '../../src/scheduler/job';
+import { HttpCore, type HttpRequest, type HttpResponse, type RequestObserver } from '../../src/clients/http';
+import { collectorsFor } from '../../src/collectors/registry';
+import { CollectorJob, type RunResult } from '../../src/scheduler/job';
 import { ExporterRuntime } from '../../src/runtime';
 import { SelfMetrics } from '../../src/exporters/prometheus';
 import { MetricsRenderer } from '../../src/exporters/renderer';
@@ -84,27 +87,34 @@ async function main(): Promise<void> {
   const server = await listen(app, config.web);
   const info = server.address() as { port: number };
 
-  // Which collector of which target is running: requests are attributed to it.
-  const running = new Map<string, string>();
+  // While requests are captured, each is attributed to the collector whose run
+  // sent it: the run's async context carries the collector's name down to the
+  // HTTP core (the collectors of a target run at the same time in a first
+  // round). Only then: on Node 20 an AsyncLocalStorage hooks every promise,
+  // a cost the timed rounds must not carry.
   const store = runtime.store;
-  const runStarted = store.runStarted.bind(store);
-  store.runStarted = (target: string, collector: string) => {
-    running.set(target, collector);
-    runStarted(target, collector);
+  const runningCollector = new AsyncLocalStorage<string>();
+  const run = CollectorJob.prototype.run;
+  CollectorJob.prototype.run = function (this: CollectorJob): Promise<RunResult> {
+    return capture ? runningCollector.run(this.name, () => run.call(this)) : run.call(this);
   };
-  const targetByOrigin = new Map(config.targets.map((target) => [new URL(target.url).origin, target.name]));
-
+  const originByTarget = new Map(config.targets.map((target) => [target.name, new URL(target.url).origin]));
   let capture: Captured[] | undefined;
-  diagnostics.subscribe('undici:request:create', (message) => {
-    if (!capture) return;
-    const request = (message as { request: { origin: string | URL; method: string; path: string; headers: string[] } }).request;
-    const origin = String(request.origin).replace(/\/$/, '');
-    const target = targetByOrigin.get(origin);
-    if (!target) return;
-    const headers: Record<string, string> = {};
-    for (let i = 0; i + 1 < request.headers.length; i += 2) headers[String(request.headers[i]).toLowerCase()] = String(request.headers[i + 1]);
-    capture.push({ origin, method: request.method, path: request.path, headers, target, collector: running.get(target) ?? '?' });
-  });
+  const send = HttpCore.prototype.request;
+  HttpCore.prototype.request = function (this: HttpCore, request: HttpRequest): Promise<HttpResponse> {
+    if (capture) {
+      const prefix = (this as unknown as { prefix: string }).prefix;
+      capture.push({
+        origin: originByTarget.get(this.target) ?? '',
+        method: request.method,
+        path: prefix + request.path,
+        headers: { accept: 'application/json', ...request.headers },
+        target: this.target,
+        collector: runningCollector.getStore() ?? '?',
+      });
+    }
+    return send.call(this, request);
+  };
 
   serve(
     {
@@ -135,6 +145,7 @@ async function main(): Promise<void> {
       baseline: async (args: { times?: number } | undefined) => {
         const captured = capture ?? [];
         capture = undefined;
+        runningCollector.disable();
         let best: Awaited<ReturnType<typeof replay>> | undefined;
         for (let i = 0; i < (args?.times ?? 1); i++) {
           const result = await replay(captured, config);
@@ -203,7 +214,7 @@ async function replay(captured: Captured[], config: ExporterConfig): Promise<{ s
         bytes += Buffer.byteLength(text);
         return text;
       };
-      for (const [collector, list] of groups) {
+      const runCollector = async (collector: string, list: Captured[]): Promise<void> => {
         const collectorStarted = performance.now();
         let next = 0;
         const worker = async (): Promise<void> => {
@@ -222,7 +233,16 @@ async function replay(captured: Captured[], config: ExporterConfig): Promise<{ s
         };
         await Promise.all(Array.from({ length: Math.min(limit, list.length) }, worker));
         byCollector[`${targetName}/${collector}`] = (performance.now() - collectorStarted) / 1000;
+      };
+      // As in the round: a collector's pages once those of the collectors it waits for (`after`) are fetched.
+      const kind = target?.kind ?? 'management';
+      const after = new Map(collectorsFor(kind).map((definition) => [definition.name, definition.after ?? []]));
+      const fetched = new Map<string, Promise<void>>();
+      for (const [collector, list] of groups) {
+        const waits = (after.get(collector) ?? []).flatMap((name) => fetched.get(name) ?? []);
+        fetched.set(collector, Promise.all(waits).then(() => runCollector(collector, list)));
       }
+      await Promise.all(fetched.values());
     }),
   );
   const seconds = (performance.now() - started) / 1000;

@@ -89,6 +89,13 @@ export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unkn
   readonly defaultTimeoutMs?: number;
   /** the metric families this collector emits */
   readonly metrics: readonly MetricName[];
+  /**
+   * Collectors of the same kind, listed before this one in the registry, whose
+   * first run this one waits for (it reads what they publish, e.g. the asset
+   * list). In a first round (start, --once) every other collector starts at
+   * once; afterwards each runs on its own schedule.
+   */
+  readonly after?: readonly string[];
   collect(ctx: CollectorContext<K, S>, signal: AbortSignal): Promise<CollectResult<S>>;
 }
 

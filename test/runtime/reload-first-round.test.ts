@@ -20,15 +20,19 @@ interface Call {
   url: string;
 }
 
-/** Collectors that record each call; `first` waits for `gate` on the targets named in `gated`. */
+/**
+ * Collectors that record each call; `first` waits for `gate` on the targets named in `gated`,
+ * and the others wait for it in a first round (`after`), as readers of a published list do.
+ */
 function collectors(calls: Call[], gate: Promise<void>, gated: (target: string, url: string) => boolean): CollectorDefinition[] {
-  return ['first', 'second', 'third'].map((name) =>
+  return ['first', 'second', 'third'].map((name, index, names) =>
     defineCollector<'management', undefined>({
       name,
       kind: 'management',
       description: 'test collector',
       defaultSchedule: '0 0 1 1 *',
       metrics: ['dataprotect_assets'],
+      ...(index > 0 ? { after: [names[index - 1] as string] } : {}),
       async collect(ctx) {
         calls.push({ target: ctx.target.name, collector: name, url: ctx.target.url });
         if (name === 'first' && gated(ctx.target.name, ctx.target.url)) await gate;

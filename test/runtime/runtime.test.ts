@@ -141,6 +141,44 @@ describe('runtime: snapshot, staleness, time limits', () => {
     await runtime.stop();
   });
 
+  it('first round: a collector waits for the collectors it reads from (`after`), the others of the target run at the same time', async () => {
+    const events: string[] = [];
+    const release = new Map<string, () => void>();
+    const gated = (name: string, after?: string[]) =>
+      defineCollector<'management', undefined>({
+        name,
+        kind: 'management',
+        description: 'test collector',
+        defaultSchedule: '0 0 1 1 *',
+        metrics: ['dataprotect_asset_size_bytes'],
+        ...(after ? { after } : {}),
+        async collect() {
+          events.push(`start ${name}`);
+          await new Promise<void>((resolve) => release.set(name, resolve));
+          events.push(`end ${name}`);
+          return { samples: [] };
+        },
+      });
+    const { runtime } = harness(['t1'], [gated('list'), gated('serial'), gated('reader', ['list', 'disabled-or-unknown'])]);
+    const round = runtime.runOnce();
+    const started = async (name: string) => {
+      while (!release.has(name)) await new Promise((resolve) => setImmediate(resolve));
+    };
+    await started('list');
+    await started('serial');
+    // both independent collectors run at once; the reader has not started
+    expect(events).toEqual(['start list', 'start serial']);
+    release.get('serial')?.();
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(events).not.toContain('start reader');
+    release.get('list')?.();
+    await started('reader');
+    expect(events.indexOf('start reader')).toBeGreaterThan(events.indexOf('end list'));
+    release.get('reader')?.();
+    expect(await round).toEqual(['success', 'success', 'success']);
+    await runtime.stop();
+  });
+
   it('reload: adds and removes targets, keeps the unchanged ones with their state', async () => {
     const behaviour = { next: 'ok' as const, assets: ['a'] };
     const { runtime, renderer } = harness(['keep', 'drop'], [fakeCollector('fake', behaviour)]);

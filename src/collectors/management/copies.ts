@@ -65,6 +65,8 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
   description: "Each asset's copies per location (count and bytes), read incrementally",
   defaultSchedule: '*/10 * * * *',
   metrics: ['dataprotect_asset_copies', 'dataprotect_asset_copies_size_bytes'],
+  // reads the asset list and the copy-metrics fingerprints that steer its re-reads
+  after: ['assets', 'copy-metrics'],
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
     const period = ctx.settings.copiesFullRescanPeriod;

@@ -20,6 +20,8 @@ export const copyMetricsCollector = defineCollector<'management'>({
   description: 'Newest copy per asset and policy stage type, from copy-metrics',
   defaultSchedule: '*/15 * * * *',
   metrics: ['dataprotect_asset_stage_latest_copy_timestamp_seconds'],
+  // reads the asset list the assets collector publishes (else it would read the list itself)
+  after: ['assets'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const { list, pages: listPages } = await currentAssets(ctx, signal);

@@ -12,9 +12,9 @@ import { latestCopiesCollector } from './latest-copies';
 import { protectionPoliciesCollector } from './protection-policies';
 
 /**
- * The management collectors, in the order they are listed on the landing page
- * (also the order in which `--once` and the benchmark run them: the assets
- * list and the copy fingerprints are published before the copies are read).
+ * The management collectors, in the order they are listed on the landing page.
+ * A collector's `after` names only collectors listed before it (a first round
+ * waits for those; test/collectors/registry.test.ts checks it).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export const MANAGEMENT_COLLECTORS: readonly CollectorDefinition<'management', any>[] = [

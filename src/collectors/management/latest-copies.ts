@@ -20,6 +20,8 @@ export const latestCopiesCollector = defineCollector<'management'>({
   description: 'Newest copy of every asset from latest-copies (batched), shared with the assets collector',
   defaultSchedule: '*/15 * * * *',
   metrics: ['dataprotect_assets_copy_time_lagging'],
+  // reads the asset list the assets collector publishes (else it would read the list itself)
+  after: ['assets'],
   async collect(ctx, signal) {
     const checkedAt = ctx.now().getTime();
     const { list, pages } = await currentAssets(ctx, signal);

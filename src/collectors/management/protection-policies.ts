@@ -20,6 +20,8 @@ export const protectionPoliciesCollector = defineCollector<'management'>({
   description: 'Protection policies and the number of assets in each',
   defaultSchedule: '*/10 * * * *',
   metrics: ['dataprotect_policy_info', 'dataprotect_policy_assets'],
+  // counts the assets of each policy from the published asset list
+  after: ['assets'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const samples: Sample[] = [];

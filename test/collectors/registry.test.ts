@@ -1,0 +1,16 @@
+import { COLLECTORS } from '../../src/collectors/registry';
+
+describe('collector registry', () => {
+  it.each(Object.entries(COLLECTORS))('%s: every `after` names a collector of the same kind listed before it (a first round cannot wait in a cycle)', (_kind, collectors) => {
+    const seen = new Set<string>();
+    for (const collector of collectors) {
+      for (const name of collector.after ?? []) expect({ collector: collector.name, after: name, listedBefore: seen.has(name) }).toEqual({ collector: collector.name, after: name, listedBefore: true });
+      seen.add(collector.name);
+    }
+  });
+
+  it('the copies collector waits for the asset list and the copy fingerprints', () => {
+    const copies = COLLECTORS.management.find((c) => c.name === 'copies');
+    expect(copies?.after).toEqual(['assets', 'copy-metrics']);
+  });
+});
