@@ -93,13 +93,13 @@ async function main(): Promise<void> {
   // round). Only then: on Node 20 an AsyncLocalStorage hooks every promise,
   // a cost the timed rounds must not carry.
   const store = runtime.store;
+  let capture: Captured[] | undefined;
   const runningCollector = new AsyncLocalStorage<string>();
   const run = CollectorJob.prototype.run;
   CollectorJob.prototype.run = function (this: CollectorJob): Promise<RunResult> {
     return capture ? runningCollector.run(this.name, () => run.call(this)) : run.call(this);
   };
   const originByTarget = new Map(config.targets.map((target) => [target.name, new URL(target.url).origin]));
-  let capture: Captured[] | undefined;
   const send = HttpCore.prototype.request;
   HttpCore.prototype.request = function (this: HttpCore, request: HttpRequest): Promise<HttpResponse> {
     if (capture) {
