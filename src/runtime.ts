@@ -6,6 +6,7 @@ import { collectorsFor } from './collectors/registry';
 import { SnapshotStore } from './snapshot/store';
 import { CollectorJob, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
+import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
 import { resolveShardIndex, shardOf } from './scheduler/sharding';
 
@@ -127,15 +128,7 @@ export class ExporterRuntime {
    * Results are in the target's collector order.
    */
   private runFirstRound(target: ActiveTarget): Promise<RunResult[]> {
-    const finished = new Map<string, Promise<RunResult>>();
-    const runs = target.jobs.map((job) => {
-      // A collector that is disabled for this target is not waited for.
-      const waits = (job.definition.after ?? []).flatMap((name) => finished.get(name) ?? []);
-      const run = Promise.all(waits).then(() => job.run());
-      finished.set(job.name, run);
-      return run;
-    });
-    return Promise.all(runs);
+    return runInFirstRoundOrder(target.jobs, (job) => job.definition, (job) => job.run());
   }
 
   /** A first round right away (see runFirstRound), then every job on its own cron schedule. */

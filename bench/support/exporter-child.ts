@@ -18,6 +18,7 @@ import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { HttpCore, type HttpRequest, type HttpResponse, type RequestObserver } from '../../src/clients/http';
 import { collectorsFor } from '../../src/collectors/registry';
 import { CollectorJob, type RunResult } from '../../src/scheduler/job';
+import { runInFirstRoundOrder } from '../../src/scheduler/first-round';
 import { ExporterRuntime } from '../../src/runtime';
 import { SelfMetrics } from '../../src/exporters/prometheus';
 import { MetricsRenderer } from '../../src/exporters/renderer';
@@ -235,14 +236,13 @@ async function replay(captured: Captured[], config: ExporterConfig): Promise<{ s
         byCollector[`${targetName}/${collector}`] = (performance.now() - collectorStarted) / 1000;
       };
       // As in the round: a collector's pages once those of the collectors it waits for (`after`) are fetched.
-      const kind = target?.kind ?? 'management';
-      const after = new Map(collectorsFor(kind).map((definition) => [definition.name, definition.after ?? []]));
-      const fetched = new Map<string, Promise<void>>();
-      for (const [collector, list] of groups) {
-        const waits = (after.get(collector) ?? []).flatMap((name) => fetched.get(name) ?? []);
-        fetched.set(collector, Promise.all(waits).then(() => runCollector(collector, list)));
-      }
-      await Promise.all(fetched.values());
+      const definitions = collectorsFor(target?.kind ?? 'management');
+      const rank = (collector: string): number => definitions.findIndex((definition) => definition.name === collector);
+      await runInFirstRoundOrder(
+        [...groups].sort(([a], [b]) => rank(a) - rank(b)), // registry order: `after` names earlier collectors
+        ([collector]) => definitions[rank(collector)],
+        ([collector, list]) => runCollector(collector, list),
+      );
     }),
   );
   const seconds = (performance.now() - started) / 1000;
