@@ -3,6 +3,7 @@
  * Failover) and status (READY; other statuses pass through as they come).
  */
 import { defineCollector, type Sample } from '../types';
+import { uniqueBy } from '../shared/unique';
 import { Tally } from './shared';
 
 export const cloudDrSessionsCollector = defineCollector<'management'>({
@@ -13,19 +14,14 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
   metrics: ['dataprotect_cloud_dr_sessions'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    const sessions = await ctx.client.cloudDrSessions(signal);
-    const seen = new Set<string>();
+    const { unique: sessions } = uniqueBy(await ctx.client.cloudDrSessions(signal), (session) => session.id);
     const tally = new Tally<[string, string]>();
-    for (const session of sessions) {
-      if (seen.has(session.id)) continue;
-      seen.add(session.id);
-      tally.add([session.drType, session.status]);
-    }
+    for (const session of sessions) tally.add([session.drType, session.status]);
     const samples: Sample[] = tally.entries().map(({ key: [drType, status], value }) => ({
       name: 'dataprotect_cloud_dr_sessions',
       labels: { target, dr_type: drType, status },
       value,
     }));
-    return { samples, items: seen.size };
+    return { samples, items: sessions.length };
   },
 });
