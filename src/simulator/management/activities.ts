@@ -100,23 +100,14 @@ export function renderActivity(a: ActivityRecord, nowMs: number): Activity {
   };
 }
 
-const assetRefs = new WeakMap<AssetRecord, ActivityRef>();
-const policyRefs = new WeakMap<PolicyRecord, ActivityRef>();
+const refs = new WeakMap<AssetRecord | PolicyRecord, ActivityRef>();
 
-export function assetRef(asset: AssetRecord): ActivityRef {
-  let ref = assetRefs.get(asset);
+/** The {id, name, type} reference an activity carries to its asset or policy, one object per record. */
+export function recordRef(record: AssetRecord | PolicyRecord): ActivityRef {
+  let ref = refs.get(record);
   if (!ref) {
-    ref = { id: asset.api.id, name: asset.api.name, type: asset.api.type };
-    assetRefs.set(asset, ref);
-  }
-  return ref;
-}
-
-export function policyRef(policy: PolicyRecord): ActivityRef {
-  let ref = policyRefs.get(policy);
-  if (!ref) {
-    ref = { id: policy.api.id, name: policy.api.name, type: policy.api.type };
-    policyRefs.set(policy, ref);
+    ref = { id: record.api.id, name: record.api.name, type: record.api.type };
+    refs.set(record, ref);
   }
   return ref;
 }
@@ -216,8 +207,8 @@ function makeJob(rng: SeededRandom, plan: JobPlan, classType: ActivityClassType 
     status,
     bytes,
     preCompBytes,
-    asset: plan.asset ? assetRef(plan.asset) : null,
-    policy: plan.policy ? policyRef(plan.policy) : null,
+    asset: plan.asset ? recordRef(plan.asset) : null,
+    policy: plan.policy ? recordRef(plan.policy) : null,
     errorIndex: status === 'FAILED' || status === 'OK_WITH_ERRORS' ? rng.int(0, ACTIVITY_ERRORS.length - 1) : -1,
     failedJobs: 0,
   };
@@ -277,7 +268,7 @@ function makeGroupUnit(rng: SeededRandom, category: CategoryInfo, policy: Policy
     bytes: jobs.reduce((sum, j) => sum + j.bytes, 0),
     preCompBytes: jobs.reduce((sum, j) => sum + j.preCompBytes, 0),
     asset: null,
-    policy: policyRef(policy),
+    policy: recordRef(policy),
     errorIndex: status === 'FAILED' || status === 'OK_WITH_ERRORS' ? (failedJob?.errorIndex ?? 0) : -1,
     failedJobs: jobs.filter((j) => j.status === 'FAILED').length,
   };

@@ -5,7 +5,7 @@
  * (plain data); treat them as read-only and change the estate through the
  * mutators, which also keep the served data consistent.
  */
-import { activitySpanMs, activityState, assetRef, policyRef, renderActivity } from './activities';
+import { activitySpanMs, activityState, recordRef, renderActivity } from './activities';
 import { ACTIVITY_CATEGORIES, DAY_MS, assetTypeInfo } from './catalog';
 import { attachCopy, copyMetricsOf, makeCopy, nextBackupAfter, renderCopy, setLastCopy } from './copies';
 import { addReleasedActivity } from './evolution';
@@ -348,8 +348,8 @@ export class ManagementEstate {
       status,
       bytes: spec.bytesTransferred ?? 0,
       preCompBytes: (spec.bytesTransferred ?? 0) * 4,
-      asset: asset ? assetRef(asset) : null,
-      policy: policy ? policyRef(policy) : null,
+      asset: asset ? recordRef(asset) : null,
+      policy: policy ? recordRef(policy) : null,
       errorIndex: status === 'FAILED' || status === 'OK_WITH_ERRORS' ? 0 : -1,
       failedJobs: status === 'FAILED' ? 1 : 0,
     };
