@@ -160,3 +160,70 @@ describe('management client against the simulator', () => {
     }
   });
 });
+
+describe('random paging with pages requested ahead', () => {
+  const PAGE = 50;
+  const metricRequests = (): number => sim.stats.count('management', '/api/v2/copy-metrics');
+
+  /** polls until `done` holds (the simulator counts a request when it arrives) */
+  async function until(done: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  it('yields the pages in order, the same items as one page at a time, when a slow page answers after later ones', async () => {
+    const oneByOne = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 1 });
+    const ahead = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 4 });
+    try {
+      const sequential = await collectAll(oneByOne.client.copyMetrics());
+      expect(sequential.length).toBeGreaterThan(4 * PAGE); // enough pages for a window of 4
+      sim.stats.reset();
+      // page 2 answers last of the window
+      sim.faults.add({ api: 'management', path: '/api/v2/copy-metrics', skip: 1, times: 1, fault: { kind: 'latency', ms: 300 } });
+      const concurrent = await collectAll(ahead.client.copyMetrics());
+      expect(concurrent.map((m) => m.assetId)).toEqual(sequential.map((m) => m.assetId));
+      expect(metricRequests()).toBe(Math.ceil(sequential.length / PAGE));
+    } finally {
+      await oneByOne.client.close();
+      await ahead.client.close();
+    }
+  });
+
+  it('has at most the target connections requested ahead, and aborts them when the caller stops', async () => {
+    const ahead = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 4 });
+    // every page after the first hangs: the requests ahead stay in flight
+    sim.faults.add({ api: 'management', path: '/api/v2/copy-metrics', skip: 1, fault: { kind: 'hang' } });
+    const pages = ahead.client.copyMetrics();
+    const first = await pages.next();
+    expect(first.done).toBe(false);
+    await until(() => metricRequests() === 5, 'pages 2-5 requested ahead of page 1');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(metricRequests()).toBe(5); // 4 connections: no more than 4 pages ahead
+    await pages.return(undefined);
+    // undici's close waits for requests in flight: it returns at once only if the four were aborted
+    const tooLate = new Promise<string>((resolve) => setTimeout(() => resolve('still waiting for the pages requested ahead'), 2_000).unref());
+    expect(await Promise.race([ahead.client.close().then(() => 'closed'), tooLate])).toBe('closed');
+    expect(ahead.requests.filter((r) => r.endpoint === '/api/v2/copy-metrics').map((r) => r.code).sort()).toEqual(['200', 'error', 'error', 'error', 'error']);
+  });
+
+  it('fails the listing at a failing page and abandons the pages requested after it, without unhandled rejections', async () => {
+    const ahead = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 4, maxAttempts: 1 });
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      sim.faults.add({ api: 'management', path: '/api/v2/copy-metrics', skip: 2, times: 1, fault: { kind: 'status', status: 500 } });
+      sim.faults.add({ api: 'management', path: '/api/v2/copy-metrics', skip: 1, fault: { kind: 'latency', ms: 200 } });
+      const error = await collectAll(ahead.client.copyMetrics()).catch((e: unknown) => e);
+      expect(error).toMatchObject({ kind: 'status', status: 500, endpoint: '/api/v2/copy-metrics' });
+      await new Promise((resolve) => setTimeout(resolve, 300)); // the abandoned pages settle
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+      await ahead.client.close();
+    }
+  });
+});

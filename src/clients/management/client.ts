@@ -151,7 +151,7 @@ export class ManagementClient {
 
   /** Random paging of any listing, with its item schema. */
   randomPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
-    return randomPages((request) => this.fetchJson(request), spec, signal, this.deps.logger);
+    return randomPages((request) => this.fetchJson(request), spec, signal, this.deps.logger, this.target.maxConcurrency);
   }
 
   /** Serial (queryState) paging of any listing that offers it, with its item schema. */

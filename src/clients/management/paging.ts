@@ -8,7 +8,8 @@
  *   with the token of the previous answer; the page with `queryState: "END"`
  *   still carries content; END is never sent; a token is never sent twice.
  *
- * Stopping the iteration early (break) sends nothing more.
+ * Stopping the iteration early (break) sends nothing more (random paging
+ * aborts the pages it had already requested ahead).
  */
 import { z } from 'zod';
 import type { Logger } from 'pino';
@@ -61,32 +62,74 @@ export function queryString(query: Record<string, string | number | undefined>):
   return parts.length > 0 ? `?${parts.join('&')}` : '';
 }
 
+/**
+ * Random paging: page 1, then, once it tells how many pages there are, up to
+ * `concurrency` pages requested ahead (the target's connections: a listing
+ * of 20 pages no longer takes 20 round trips one after another), yielded in
+ * page order. The next pages are requested before a page's items are handed
+ * over, so they load while the caller works. A page's own totalPages is
+ * honoured as it comes: a list that grew is read on, one that shrank ends
+ * there. Pages requested ahead and not used (the caller stopped, a page
+ * failed) are aborted.
+ */
 export async function* randomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
   spec: ListSpec<S>,
   signal: AbortSignal | undefined,
   logger?: Logger,
+  concurrency = 1,
 ): AsyncGenerator<Array<z.output<S>>> {
-  for (let page = 1; ; page++) {
-    const { body, status } = await fetchPage({
+  const ahead = new Map<number, ReturnType<PageFetcher>>();
+  /** aborts the pages requested ahead; made when the first is (most listings have one page) */
+  let abandon: AbortController | undefined;
+  let known = 1; // pages known to exist: page 1 until its answer tells more
+  let nextToRequest = 1;
+  const request = (page: number): ReturnType<PageFetcher> => {
+    let pageSignal = signal;
+    if (page > 1) {
+      abandon ??= new AbortController();
+      pageSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
+    }
+    return fetchPage({
       endpoint: spec.endpoint,
       path: spec.path + queryString({ ...spec.query, page, pageSize: spec.pageSize }),
       idempotent: true,
-      ...(signal ? { signal } : {}),
+      ...(pageSignal ? { signal: pageSignal } : {}),
     });
-    const envelope = parseObject(randomEnvelope, body, spec.endpoint, status);
-    const total = envelope.page?.totalElements;
-    if (page === 1 && total != null && total > RANDOM_PAGING_LIMIT) {
-      logger?.warn({ endpoint: spec.endpoint, totalElements: total }, 'random paging over more than 10000 resources (the endpoint offers no serial paging)');
+  };
+  const fill = (): void => {
+    while (nextToRequest <= known && ahead.size < Math.max(1, concurrency)) {
+      const answer = request(nextToRequest);
+      answer.catch(() => undefined); // a page never used is not an unhandled rejection; a used one throws where awaited
+      ahead.set(nextToRequest++, answer);
     }
-    const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
-    if (items.length > 0) yield items;
-    // Without page information the answer is the whole list (asking for page 2
-    // of a service that ignores `page` would return the same items forever).
-    const totalPages = envelope.page?.totalPages;
-    const last = items.length === 0 || totalPages == null || page >= totalPages;
-    if (last) return;
-    if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `random paging did not end after ${MAX_PAGES} pages`);
+  };
+  try {
+    fill();
+    for (let page = 1; ; page++) {
+      const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: page <= known, and the window starts at it
+      ahead.delete(page);
+      const { body, status } = await answer;
+      const envelope = parseObject(randomEnvelope, body, spec.endpoint, status);
+      const total = envelope.page?.totalElements;
+      if (page === 1 && total != null && total > RANDOM_PAGING_LIMIT) {
+        logger?.warn({ endpoint: spec.endpoint, totalElements: total }, 'random paging over more than 10000 resources (the endpoint offers no serial paging)');
+      }
+      const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
+      // Without page information the answer is the whole list (asking for page 2
+      // of a service that ignores `page` would return the same items forever).
+      const totalPages = envelope.page?.totalPages;
+      const last = items.length === 0 || totalPages == null || page >= totalPages;
+      if (!last) {
+        if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `random paging did not end after ${MAX_PAGES} pages`);
+        known = Math.min(totalPages, MAX_PAGES);
+        fill(); // before handing the items over: the next pages load while the caller works
+      }
+      if (items.length > 0) yield items;
+      if (last) return;
+    }
+  } finally {
+    if (ahead.size > 0) abandon?.abort();
   }
 }
 
