@@ -42,8 +42,30 @@ export class MetricsRenderer {
    * copying the whole text.
    */
   async renderChunks(encoding: BodyEncoding = 'identity'): Promise<Buffer[]> {
+    await this.firstPreparations();
     const snapshot = this.snapshotChunks(encoding);
     return [...snapshot, await this.selfChunk(encoding)];
+  }
+
+  /**
+   * A large record that was never served has no previous version to serve
+   * while its result is prepared: the scrape waits for the background
+   * preparation (sliced, gzip on the thread pool) instead of preparing it on
+   * this thread in one piece, which held the event loop, and every other
+   * scrape and probe, for most of a second at the first scrape of a large
+   * estate. Records that arrive meanwhile are looked at again (a few times:
+   * a last newcomer is prepared at once by snapshotChunks).
+   */
+  private async firstPreparations(): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const unserved = this.store()
+        .all()
+        .filter((record) => seriesCount(record) >= BACKGROUND_MIN_SERIES && !preparedOf(record) && !this.served.has(recordKey(record)));
+      if (unserved.length === 0) return;
+      // A failed preparation is left to snapshotChunks, which prepares on this thread.
+      await Promise.allSettled(unserved.map((record) => prepareInBackground(record)));
+      this.preparedGeneration++;
+    }
   }
 
   private readonly selfCache = new Map<BodyEncoding, { changes: number; processText: Promise<string>; chunk: Promise<Buffer> }>();
