@@ -8,6 +8,7 @@ import { ManagementClient } from '../../src/clients/management/client';
 import { and, eq, isIn } from '../../src/clients/management/filter';
 import { collectAll } from '../../src/clients/management/paging';
 import type { RunningSimulator } from '../../src/simulator';
+import { eventually } from '../support/cli-process';
 import { silentLogger, simulatorTarget } from '../support/collect';
 import { managementHarness, startManagementSimulator, type Harness } from '../collectors/management/helpers';
 
@@ -165,15 +166,6 @@ describe('random paging with pages requested ahead', () => {
   const PAGE = 50;
   const metricRequests = (): number => sim.stats.count('management', '/api/v2/copy-metrics');
 
-  /** polls until `done` holds (the simulator counts a request when it arrives) */
-  async function until(done: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    while (!done()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  }
-
   it('yields the pages in order, the same items as one page at a time, when a slow page answers after later ones', async () => {
     const oneByOne = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 1 });
     const ahead = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 4 });
@@ -199,7 +191,7 @@ describe('random paging with pages requested ahead', () => {
     const pages = ahead.client.copyMetrics();
     const first = await pages.next();
     expect(first.done).toBe(false);
-    await until(() => metricRequests() === 5, 'pages 2-5 requested ahead of page 1');
+    await eventually(() => metricRequests() === 5, 5_000, 'pages 2-5 requested ahead of page 1'); // counted on arrival
     await new Promise((resolve) => setTimeout(resolve, 100));
     expect(metricRequests()).toBe(5); // 4 connections: no more than 4 pages ahead
     await pages.return(undefined);
