@@ -43,8 +43,9 @@ const SLICE_SERIES = 2_000;
 const prepared = new WeakMap<readonly Sample[], { histograms: readonly HistogramSample[]; result: PreparedResult }>();
 const inFlight = new WeakMap<readonly Sample[], Promise<PreparedResult>>();
 
-export function seriesCount(record: CollectorRecord): number {
-  return record.samples.length + record.histograms.length;
+/** Whether a record's result is large enough to be prepared in the background (see BACKGROUND_MIN_SERIES). */
+export function isLarge(record: CollectorRecord): boolean {
+  return record.samples.length + record.histograms.length >= BACKGROUND_MIN_SERIES;
 }
 
 /** The prepared form of a record's result, if it is ready. */

@@ -1,5 +1,5 @@
 import type { CollectorRecord, SnapshotStore } from '../snapshot/store';
-import { BACKGROUND_MIN_SERIES, prepareInBackground, prepareNow, preparedOf, seriesCount, type PreparedResult } from './prepared';
+import { isLarge, prepareInBackground, prepareNow, preparedOf, type PreparedResult } from './prepared';
 import { encodeChunk, nextExpiry, renderFamilies, renderRecordChunks, renderRecords, type BodyEncoding } from './exposition';
 import type { SelfMetrics } from './prometheus';
 
@@ -60,7 +60,7 @@ export class MetricsRenderer {
     for (let attempt = 0; attempt < 3; attempt++) {
       const unserved = this.store()
         .all()
-        .filter((record) => seriesCount(record) >= BACKGROUND_MIN_SERIES && !preparedOf(record) && !this.served.has(recordKey(record)));
+        .filter((record) => isLarge(record) && !preparedOf(record) && !this.served.has(recordKey(record)));
       if (unserved.length === 0) return;
       // A failed preparation is left to snapshotChunks, which prepares on this thread.
       await Promise.allSettled(unserved.map((record) => prepareInBackground(record)));
@@ -127,7 +127,7 @@ export class MetricsRenderer {
     const key = recordKey(record);
     const previous = this.served.get(key);
     let current = preparedOf(record);
-    if (!current && previous && seriesCount(record) >= BACKGROUND_MIN_SERIES) {
+    if (!current && previous && isLarge(record)) {
       this.prepare(record);
       return previous;
     }
@@ -141,7 +141,7 @@ export class MetricsRenderer {
     if (this.subscribedTo === store) return;
     this.subscribedTo = store;
     store.onResult((record) => {
-      if (this.subscribedTo === store && seriesCount(record) >= BACKGROUND_MIN_SERIES && this.served.has(recordKey(record))) this.prepare(record);
+      if (this.subscribedTo === store && isLarge(record) && this.served.has(recordKey(record))) this.prepare(record);
     });
   }
 
