@@ -69,12 +69,12 @@ export function validate<S extends z.ZodType>(value: unknown, endpoint: string, 
   throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error)}`);
 }
 
-/** "vms[3].status: expected string, received undefined; ..." limited to a few issues. */
-export function describeIssues(error: z.ZodError): string {
+/** "vms[3].status: expected string, received undefined; ..." limited to a few issues; `at` prefixes each path (e.g. "[3]"). */
+export function describeIssues(error: z.ZodError, at = ''): string {
   const shown = error.issues.slice(0, MAX_ISSUES).map((issue) => {
     const path = issue.path.reduce<string>(
       (out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)),
-      '',
+      at,
     );
     return `${path || '(body)'}: ${oneLine(issue.message, 100)}`;
   });

@@ -17,6 +17,7 @@ import { promisify } from 'node:util';
 import type { HistogramSample, Sample } from '../collectors/types';
 import type { CollectorRecord } from '../snapshot/store';
 import { formatHistogram, formatSample } from './format';
+import { TimeSlices, yieldToEventLoop } from '../util/time-slices';
 
 const gzipAsync = promisify(gzipCallback);
 
@@ -37,8 +38,6 @@ export interface PreparedResult {
 
 /** Results with at least this many series are prepared in the background. */
 export const BACKGROUND_MIN_SERIES = 5_000;
-/** series formatted between two yields to the event loop (a few ms of work) */
-const SLICE_SERIES = 2_000;
 
 const prepared = new WeakMap<readonly Sample[], { histograms: readonly HistogramSample[]; result: PreparedResult }>();
 const inFlight = new WeakMap<readonly Sample[], Promise<PreparedResult>>();
@@ -80,13 +79,11 @@ export function prepareInBackground(record: CollectorRecord): Promise<PreparedRe
   if (!running) {
     running = (async () => {
       const text = new Map<string, string[]>();
-      for (let start = 0; start < record.samples.length; start += SLICE_SERIES) {
-        await yieldToEventLoop();
-        const end = Math.min(record.samples.length, start + SLICE_SERIES);
-        for (let i = start; i < end; i++) {
-          const sample = record.samples[i] as Sample;
-          appendTo(text, sample.name, formatSample(sample.name, sample.labels, sample.value));
-        }
+      const slices = new TimeSlices();
+      await slices.next();
+      for (const sample of record.samples) {
+        appendTo(text, sample.name, formatSample(sample.name, sample.labels, sample.value));
+        if (slices.due()) await slices.next();
       }
       for (const sample of record.histograms) appendTo(text, sample.name, formatHistogram(sample));
       await yieldToEventLoop();
@@ -131,8 +128,4 @@ function appendTo(text: Map<string, string[]>, family: string, line: string): vo
 function remember(record: CollectorRecord, result: PreparedResult): PreparedResult {
   prepared.set(record.samples, { histograms: record.histograms, result });
   return result;
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

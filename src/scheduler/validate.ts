@@ -1,5 +1,6 @@
 import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
+import { SLICE_MS, TimeSlices } from '../util/time-slices';
 
 /**
  * Series already seen in one output, per family. The key of a series is its
@@ -46,9 +47,6 @@ function inCatalogOrder(labels: Labels, family: MetricFamily): boolean {
   return true;
 }
 
-/** Series checked between two yields to the event loop by validateOutputInSlices. */
-export const VALIDATE_SLICE = 4_000;
-
 type Checked = { samples: Sample[]; histograms: HistogramSample[] };
 
 /**
@@ -60,7 +58,7 @@ type Checked = { samples: Sample[]; histograms: HistogramSample[] };
  * they are (no copy).
  */
 export function validateOutput(target: string, samples: readonly Sample[], histograms: readonly HistogramSample[]): Checked {
-  const steps = validation(target, samples, histograms, Number.POSITIVE_INFINITY);
+  const steps = validation(target, samples, histograms, () => false);
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
@@ -68,26 +66,27 @@ export function validateOutput(target: string, samples: readonly Sample[], histo
 }
 
 /**
- * validateOutput in slices of `sliceSize` series with a turn of the event loop
- * between them: checking the 60,000-120,000 series of a large estate's result
- * in one synchronous step held every /metrics scrape waiting behind it.
+ * validateOutput in slices of `sliceMs` with a turn of the event loop between
+ * them: checking the 60,000-120,000 series of a large estate's result in one
+ * synchronous step held every /metrics scrape waiting behind it.
  */
 export async function validateOutputInSlices(
   target: string,
   samples: readonly Sample[],
   histograms: readonly HistogramSample[],
-  sliceSize = VALIDATE_SLICE,
+  sliceMs = SLICE_MS,
 ): Promise<Checked> {
-  const steps = validation(target, samples, histograms, sliceSize);
+  const slices = new TimeSlices(sliceMs);
+  const steps = validation(target, samples, histograms, () => slices.due());
   for (;;) {
     const step = steps.next();
     if (step.done) return step.value;
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await slices.next();
   }
 }
 
-/** The check itself, yielding after every `sliceSize` series. */
-function* validation(target: string, samples: readonly Sample[], histograms: readonly HistogramSample[], sliceSize: number): Generator<void, Checked> {
+/** The check itself, yielding whenever `due()` says the slice is used up. */
+function* validation(target: string, samples: readonly Sample[], histograms: readonly HistogramSample[], due: () => boolean): Generator<void, Checked> {
   const seen = new SeenSeries();
   let lastFamily: MetricFamily | undefined;
   /** the labels in catalog order: the same object when they already are */
@@ -112,17 +111,13 @@ function* validation(target: string, samples: readonly Sample[], histograms: rea
     if (!seen.add(name, values)) throw new Error(`duplicate series ${name}${JSON.stringify(ordered)}`);
     return ordered;
   };
-  let sinceYield = 0;
   const checkedSamples: Sample[] = new Array(samples.length);
   for (let index = 0; index < samples.length; index++) {
     const sample = samples[index] as Sample;
     const labels = check(sample.name, sample.labels, false);
     if (!Number.isFinite(sample.value)) throw new Error(`${sample.name} has the non-finite value ${sample.value}`);
     checkedSamples[index] = labels === sample.labels ? sample : { ...sample, labels };
-    if (++sinceYield >= sliceSize) {
-      sinceYield = 0;
-      yield;
-    }
+    if (due()) yield;
   }
   const checkedHistograms: HistogramSample[] = new Array(histograms.length);
   for (let index = 0; index < histograms.length; index++) {
@@ -130,10 +125,7 @@ function* validation(target: string, samples: readonly Sample[], histograms: rea
     const labels = check(sample.name, sample.labels, true);
     if (sample.bounds.length !== sample.bucketCounts.length) throw new Error(`${sample.name} has ${sample.bounds.length} bounds but ${sample.bucketCounts.length} bucket counts`);
     checkedHistograms[index] = labels === sample.labels ? sample : { ...sample, labels };
-    if (++sinceYield >= sliceSize) {
-      sinceYield = 0;
-      yield;
-    }
+    if (due()) yield;
   }
   return { samples: checkedSamples, histograms: checkedHistograms };
 }
