@@ -78,20 +78,31 @@ export function prepareInBackground(record: CollectorRecord): Promise<PreparedRe
   let running = inFlight.get(record.samples);
   if (!running) {
     running = (async () => {
-      const text = new Map<string, string[]>();
+      // Lines formatted in a slice are encoded at its end: joining and encoding a
+      // 60,000-series family in one piece took 20 ms idle, 100-200 ms under load.
+      const lines = new Map<string, string[]>();
+      const encoded = new Map<string, Buffer[]>();
+      const encodeLines = (): void => {
+        for (const [family, parts] of lines) {
+          if (parts.length === 0) continue;
+          appendTo(encoded, family, Buffer.from(parts.join(''), 'utf8'));
+          parts.length = 0;
+        }
+      };
       const slices = new TimeSlices();
       await slices.next();
       for (const sample of record.samples) {
-        appendTo(text, sample.name, formatSample(sample.name, sample.labels, sample.value));
-        if (slices.due()) await slices.next();
+        appendTo(lines, sample.name, formatSample(sample.name, sample.labels, sample.value));
+        if (slices.due()) {
+          encodeLines();
+          await slices.next();
+        }
       }
-      for (const sample of record.histograms) appendTo(text, sample.name, formatHistogram(sample));
+      for (const sample of record.histograms) appendTo(lines, sample.name, formatHistogram(sample));
+      encodeLines();
       await yieldToEventLoop();
       const plain = new Map<string, Buffer>();
-      for (const [family, parts] of text) {
-        plain.set(family, Buffer.from(parts.join(''), 'utf8'));
-        await yieldToEventLoop();
-      }
+      for (const [family, buffers] of encoded) plain.set(family, buffers.length === 1 ? (buffers[0] as Buffer) : Buffer.concat(buffers));
       // libuv's thread pool compresses the families in parallel, off the event loop.
       const compressed = await Promise.all([...plain].map(async ([family, body]) => [family, await gzipAsync(body, GZIP_OPTIONS)] as const));
       return remember(record, { plain, gzip: new Map(compressed) });
@@ -119,10 +130,10 @@ function encodeAll(text: ReadonlyMap<string, string>): Map<string, Buffer> {
   return plain;
 }
 
-function appendTo(text: Map<string, string[]>, family: string, line: string): void {
-  const parts = text.get(family);
-  if (parts) parts.push(line);
-  else text.set(family, [line]);
+function appendTo<T>(byFamily: Map<string, T[]>, family: string, part: T): void {
+  const parts = byFamily.get(family);
+  if (parts) parts.push(part);
+  else byFamily.set(family, [part]);
 }
 
 function remember(record: CollectorRecord, result: PreparedResult): PreparedResult {
