@@ -1,6 +1,8 @@
 /** validateOutput: the catalog check every collector result passes before it is published. */
+import fc from 'fast-check';
 import type { Sample } from '../../src/collectors/types';
-import { validateOutput, validateOutputInSlices } from '../../src/scheduler/validate';
+import { metricFamily } from '../../src/metrics/catalog';
+import { validateOutput, validateOutputInSlices, valuesHash } from '../../src/scheduler/validate';
 
 const asset = (id: string, name: string): Sample => ({
   name: 'dataprotect_asset_size_bytes',
@@ -19,6 +21,30 @@ describe('validateOutput', () => {
     const tricky = [asset('a\u0000b', 'c'), asset('a', 'b\u0000c'), asset('a', 'b'), asset('a\u0000', 'b')];
     expect(() => validateOutput('t', tricky, [])).not.toThrow();
     expect(() => validateOutput('t', [...tricky, asset('a', 'b\u0000c')], [])).toThrow(/duplicate series/);
+  });
+
+  it('tells apart series whose label values hash alike, and still finds their duplicates', () => {
+    // Series are keyed by a 30-bit hash of their values; these two meet on it (found by search).
+    const [first, second] = ['asset-27338', 'asset-686702'];
+    const family = metricFamily('dataprotect_asset_size_bytes');
+    expect(valuesHash(family, asset(first, 'a').labels)).toBe(valuesHash(family, asset(second, 'a').labels));
+    expect(() => validateOutput('t', [asset(first, 'a'), asset(second, 'a')], [])).not.toThrow();
+    expect(() => validateOutput('t', [asset(first, 'a'), asset(second, 'a'), asset(second, 'a')], [])).toThrow(/duplicate series.*"asset_id":"asset-/);
+    expect(() => validateOutput('t', [asset(first, 'a'), asset(second, 'a'), asset('x', 'a'), asset(first, 'a')], [])).toThrow(/duplicate series/);
+  });
+
+  it('rejects an output exactly when two of its series have the same label values (property)', () => {
+    // Few short values over a small alphabet, NUL included: duplicates and near-duplicates are common.
+    const value = fc.string({ unit: fc.constantFrom('a', 'b', '\u0000'), maxLength: 3 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, value), { maxLength: 12 }), (pairs) => {
+        const distinct = new Set(pairs.map((pair) => JSON.stringify(pair))).size === pairs.length;
+        const check = () => validateOutput('t', pairs.map(([id, name]) => asset(id, name)), []);
+        if (distinct) expect(check).not.toThrow();
+        else expect(check).toThrow(/duplicate series/);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('gives labels in catalog order, and keeps samples that already have it as they are', () => {
