@@ -4,7 +4,10 @@
  * before the modules it instruments are loaded, so everything else is
  * required only after that.
  */
+import { applyHeapPolicy } from './heap-policy';
 import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, type Tracing } from './tracing';
+
+applyHeapPolicy();
 
 const argv = process.argv.slice(2);
 /** Commands that collect nothing have nothing to trace. */

@@ -24,6 +24,7 @@ import { SelfMetrics } from '../../src/exporters/prometheus';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/server';
 import { closeServer, listen } from '../../src/exporters/http-server';
+import { applyHeapPolicy } from '../../src/heap-policy';
 import { childArgument, serve } from './ipc';
 
 export interface ExporterChildOptions {
@@ -68,6 +69,7 @@ interface Captured {
 }
 
 async function main(): Promise<void> {
+  applyHeapPolicy(); // as the daemon's entry point does
   const options = childArgument<ExporterChildOptions>();
   const config: ExporterConfig = parseConfig(options.config);
   const logger = pino({ level: options.logLevel ?? 'warn' }, pino.destination(2));
