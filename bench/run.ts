@@ -176,14 +176,14 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
     await a.call('stop').catch(() => undefined);
     await a.stop();
 
-    // A second cold round without the recording, so that the exporter's side too is the best of two like rounds.
+    // 2. a second cold round without the recording, so that the exporter's side too is the best of two like rounds
     const c = await startExporter(sim, 'all', options.exporterNodeOptions);
     const second = await measured(sim, () => c.call<RoundReport>('round'));
     console.log(`cold round (exporter C): ${second.stats.total} requests, ${second.result.seconds.toFixed(2)} s${failedCollectors(second.result)}`);
     await c.call('stop').catch(() => undefined);
     await c.stop();
 
-    // 2. a fresh exporter: cold round, warm round, scrapes during collections
+    // 3. a fresh exporter: cold round, warm round, scrapes during collections
     const b = await startExporter(sim, 'all', options.exporterNodeOptions);
     const cold = await measured(sim, () => b.call<RoundReport>('round'));
     console.log(`cold round (exporter B): ${cold.stats.total} requests, ${mb(cold.stats.bytes)}, ${cold.result.seconds.toFixed(2)} s${failedCollectors(cold.result)}`);
@@ -217,7 +217,7 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
     await b.call('stop').catch(() => undefined);
     await b.stop();
 
-    // 3. cardinality settings
+    // 5. cardinality settings
     const cardinality: Record<string, number> = { all: countSeries(text) };
     if (options.cardinality) {
       for (const setting of ['protected', 'none'] as const) {
