@@ -126,7 +126,7 @@ function* validation(target: string, samples: readonly Sample[], histograms: rea
     const sample = samples[index] as Sample;
     const labels = check(sample.name, sample.labels, false);
     if (!Number.isFinite(sample.value)) throw new Error(`${sample.name} has the non-finite value ${sample.value}`);
-    checkedSamples[index] = labels === sample.labels ? sample : { ...sample, labels };
+    checkedSamples[index] = labels === sample.labels ? sample : { name: sample.name, labels, value: sample.value };
     if (due()) yield;
   }
   const checkedHistograms: HistogramSample[] = new Array(histograms.length);
@@ -134,7 +134,8 @@ function* validation(target: string, samples: readonly Sample[], histograms: rea
     const sample = histograms[index] as HistogramSample;
     const labels = check(sample.name, sample.labels, true);
     if (sample.bounds.length !== sample.bucketCounts.length) throw new Error(`${sample.name} has ${sample.bounds.length} bounds but ${sample.bucketCounts.length} bucket counts`);
-    checkedHistograms[index] = labels === sample.labels ? sample : { ...sample, labels };
+    checkedHistograms[index] =
+      labels === sample.labels ? sample : { name: sample.name, labels, bounds: sample.bounds, bucketCounts: sample.bucketCounts, count: sample.count, sum: sample.sum };
     if (due()) yield;
   }
   return { samples: checkedSamples, histograms: checkedHistograms };
