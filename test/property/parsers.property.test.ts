@@ -233,7 +233,7 @@ const CASES: Case[] = [
     kind: 'management',
     envelope: random,
     rest: RANDOM_END,
-    item: { id: 'id', createTime: 'time', size: 'nat', location: 'enum', state: 'enum', retentionTime: 'time' },
+    item: { id: 'id', size: 'nat', location: 'enum', retentionTime: 'time' },
     call: (c) => collectAll(c.management.assetCopies('a/b c')),
     expected: contentOf,
   },

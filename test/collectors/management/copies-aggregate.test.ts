@@ -6,8 +6,6 @@ const copy = (id: string, location: string, size: number, retentionTime: number 
   location,
   size,
   retentionTime,
-  createTime: 0,
-  state: null,
 });
 
 describe('copies aggregation', () => {
