@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import type { Logger } from 'pino';
 import { ApiError } from '../errors';
+import { queryString } from '../query-string';
 import { parseItems, parseObject } from './schemas';
 
 /** Fetches one page and returns its parsed JSON body; `idempotent: false` forbids retries that could resend the request. */
@@ -51,23 +52,6 @@ const serialEnvelope = z.object({
   content: z.array(z.unknown()),
   page: z.object({ queryState: z.string().min(1) }),
 });
-
-/**
- * A query string with every value percent-encoded (spaces as %20, never '+'),
- * from one or more sets of parameters in order (several sets rather than one
- * spread of them per page: each spread object gets a hidden class of its own on Node 20).
- */
-export function queryString(...queries: ReadonlyArray<Record<string, string | number | undefined> | undefined>): string {
-  const parts: string[] = [];
-  for (const query of queries) {
-    for (const key in query) {
-      const value = query[key];
-      if (value === undefined) continue;
-      parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
-    }
-  }
-  return parts.length > 0 ? `?${parts.join('&')}` : '';
-}
 
 /**
  * Random paging: page 1, then, once it tells how many pages there are, up to

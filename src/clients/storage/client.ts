@@ -3,9 +3,10 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore, type HttpResponse } from '../http';
+import { queryString } from '../query-string';
 import { errorForStatus, validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
-import { apiSystemPath, plainSystemId, queryString, restPath, restSystemPath, systemPathSegment, type ResourcePath } from './paths';
+import { apiSystemPath, plainSystemId, restPath, restSystemPath, systemPathSegment, type ResourcePath } from './paths';
 import {
   capacitySampleSchema,
   managedSystemSchema,

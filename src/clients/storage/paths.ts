@@ -61,11 +61,3 @@ function decodeOnce(id: string): string {
     return id;
   }
 }
-
-/** A query string from name/value pairs, every value URL-encoded (seed, "Query rules"). */
-export function queryString(params: Record<string, string | number | undefined>): string {
-  const parts = Object.entries(params)
-    .filter((entry): entry is [string, string | number] => entry[1] !== undefined)
-    .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(String(value))}`);
-  return parts.length > 0 ? `?${parts.join('&')}` : '';
-}
