@@ -38,20 +38,24 @@ export class SpellingResolver {
   async resolve<T>(attempt: (spelling: ApiSpelling) => Promise<T>): Promise<T> {
     const known = this.found;
     if (known) return attempt(known);
-    const seed = await attempt('seed').then(
-      (value) => ({ value }),
-      (error: unknown) => {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      },
-    );
-    if (seed) {
+    let seedNotFound: ApiError;
+    try {
+      const value = await attempt('seed');
       this.settle('seed');
-      return seed.value;
+      return value;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      seedNotFound = error;
     }
-    const value = await attempt('product');
-    this.settle('product');
-    return value;
+    try {
+      const value = await attempt('product');
+      this.settle('product');
+      return value;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      // Named by the seed's path, the contract's, and saying both were asked: a wrong URL looks like this.
+      throw new ApiError('status', seedNotFound.endpoint, `HTTP 404, and 404 in the product spelling too (${error.endpoint})`, 404, { cause: error });
+    }
   }
 
   private settle(spelling: ApiSpelling): void {
@@ -61,6 +65,6 @@ export class SpellingResolver {
   }
 }
 
-function isNotFound(error: unknown): boolean {
+function isNotFound(error: unknown): error is ApiError {
   return error instanceof ApiError && error.kind === 'status' && error.status === 404;
 }

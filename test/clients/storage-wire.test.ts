@@ -214,4 +214,25 @@ describe('StorageClient on the wire', () => {
       await expect(client.latestCapacity(SOLO, 'active')).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('physical_capacity') });
     });
   });
+  describe('spelling found at first contact (apiSpelling auto)', () => {
+    const SOLO = { id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' };
+    const alertPaths = () => seen.filter((r) => r.url.includes('/alerts')).map((r) => r.url.split('?')[0]);
+
+    it('names both spellings when neither answers, and decides nothing', async () => {
+      for (let round = 0; round < 2; round++) {
+        const error = (await client.activeAlerts(SOLO).catch((e: unknown) => e)) as ApiError;
+        expect(error).toMatchObject({ kind: 'status', status: 404, endpoint: '/rest/v1.0/store-systems/{id}/alerts' });
+        expect(error.message).toContain('404 in the product spelling too (/rest/v1.0/dd-systems/{id}/alerts)');
+      }
+      expect(alertPaths()).toEqual(['/rest/v1.0/store-systems/0/alerts', '/rest/v1.0/dd-systems/0/alerts', '/rest/v1.0/store-systems/0/alerts', '/rest/v1.0/dd-systems/0/alerts']);
+      expect(client.apiSpelling).toBeUndefined();
+    });
+
+    it('does not take a 503 of the seed spelling for a missing path', async () => {
+      handler = withDefaults((req) => (req.url.includes('/store-systems/0/alerts') ? { status: 503, body: { code: 503 } } : { status: 404 }));
+      await expect(client.activeAlerts(SOLO)).rejects.toMatchObject({ kind: 'status', status: 503 });
+      expect(alertPaths()).toEqual(['/rest/v1.0/store-systems/0/alerts']);
+      expect(client.apiSpelling).toBeUndefined();
+    });
+  });
 });
