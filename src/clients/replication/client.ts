@@ -58,6 +58,18 @@ function itemSchema(schema: z.ZodObject, fields: readonly string[]): z.ZodType {
   return item;
 }
 
+/**
+ * The record with each server-spelled field copied to its internal name (the
+ * item schema reads only the internal names, so the copies are all it sees).
+ * The record is the freshly parsed answer's: nobody else holds it.
+ */
+function withInternalNames(record: unknown, renames: ReadonlyArray<readonly [string, string]>): unknown {
+  if (renames.length === 0 || !record || typeof record !== 'object') return record;
+  const fields = record as Record<string, unknown>;
+  for (const [internal, server] of renames) if (server in fields) fields[internal] = fields[server];
+  return record;
+}
+
 /** Whether a VM query names a field the spellings name differently (then the spelling must be known first). */
 function namesSpelledFields(query: ListQuery): boolean {
   const named = [...query.fields, ...Object.keys(query.filter ?? {}), ...(query.sort ?? []).map((key) => key.replace(/^[-+]/, ''))];
@@ -150,10 +162,7 @@ export class ReplicationClient {
     const slices = new TimeSlices();
     const renames = serverNames ? Object.entries(serverNames) : [];
     for (let index = 0; index < body.length; index++) {
-      const record: unknown = body[index];
-      // The server's name is copied to the internal one; the schema reads only the latter.
-      if (record && typeof record === 'object') for (const [internal, server] of renames) if (server in record) (record as Record<string, unknown>)[internal] = (record as Record<string, unknown>)[server];
-      const result = item.safeParse(record);
+      const result = item.safeParse(withInternalNames(body[index], renames));
       if (!result.success) throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error, `[${index}]`)}`, response.status);
       items[index] = result.data;
       if (slices.due()) await slices.next();
