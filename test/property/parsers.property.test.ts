@@ -397,6 +397,28 @@ describe('client response parsers: property tests over HTTP', () => {
     );
   });
 
+  it('storage: a per-tier capacity sample gives the figures of the tier asked for, intact, or none', async () => {
+    const usage = fc
+      .tuple(fc.constantFrom('active', 'cloud', 'total'), record({ physical_capacity: { total: 'nat', used: 'nat', available: 'nat' }, logical_capacity: { used: 'nat' }, compression_factor: 'float' }))
+      .map(([tier, figures]) => ({ tier, ...figures }));
+    const sample = fc.record({ collection_epoch: valid('epoch'), tier_capacity_usage: fc.array(usage, { maxLength: 3 }) });
+    const envelope = (list: unknown[]) => ({ stats_capacity: list, paging_info: { total_entries: list.length } });
+    const bodies = fc.oneof(fc.array(sample, { maxLength: 3 }).map(envelope), damaged(fc.array(sample, { minLength: 1, maxLength: 3 }).map(envelope)));
+    await fc.assert(
+      fc.asyncProperty(bodies, async (body) => {
+        const result = await outcome(body, null, () => clients.storage.latestCapacity(system, 'active'));
+        if (!result.ok || result.value === undefined) return;
+        const { collection_epoch: epoch, ...figures } = result.value as { collection_epoch: number };
+        const sent = ((body as { stats_capacity: Array<{ collection_epoch: number; tier_capacity_usage: Array<{ tier: string }> }> }).stats_capacity ?? []).find(
+          (s) => s && typeof s === 'object' && s.collection_epoch === epoch,
+        );
+        expect(sent?.tier_capacity_usage.find((entry) => entry.tier === 'active')).toBeDefined();
+        expectFaithful(figures, sent?.tier_capacity_usage.find((entry) => entry.tier === 'active'));
+      }),
+      { numRuns: 150 },
+    );
+  });
+
   it('storage: active alerts are exactly the active ones sent', async () => {
     const alert = record({ id: 'id', name: 'string', severity: 'enum', class: 'string', status: 'enum', alert_gen_epoch: 'epoch' });
     await fc.assert(
