@@ -52,8 +52,10 @@ afterAll(async () => {
 });
 
 function target(kind: TargetKind): TargetConfig {
+  // The scripted server answers whatever path is asked: a spelling is set, so no request goes to finding one.
+  const bySpelling = kind === 'management' ? {} : { apiSpelling: 'seed' };
   const config = parseConfig({
-    targets: [{ name: `prop-${kind}`, kind, url: baseUrl, username: 'u', password: 'p', maxAttempts: 1, requestTimeout: '10s', pageSize: 1000, ...(kind === 'storage' ? { storageMode: 'appliance' } : {}) }],
+    targets: [{ name: `prop-${kind}`, kind, url: baseUrl, username: 'u', password: 'p', maxAttempts: 1, requestTimeout: '10s', pageSize: 1000, ...bySpelling, ...(kind === 'storage' ? { storageMode: 'appliance' } : {}) }],
   });
   return config.targets[0] as TargetConfig;
 }
