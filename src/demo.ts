@@ -1,6 +1,7 @@
 /**
  * `npm run demo`: the exporter against the embedded simulator of all three
- * APIs, on http://127.0.0.1:8497 (or --port N). The simulated estate follows
+ * APIs, on http://127.0.0.1:8497 (or --port N; --api-spelling product serves the
+ * storage and replication APIs in the real products' spelling). The simulated estate follows
  * the real clock, so new copies, activities and audit entries keep arriving.
  */
 import { parseArgs } from 'node:util';
@@ -16,9 +17,13 @@ async function demo(): Promise<void> {
       port: { type: 'string', default: '8497' },
       assets: { type: 'string', default: '500' },
       'log-level': { type: 'string', default: 'info' },
+      // the real products' spelling of the storage and replication APIs; the exporter finds it by itself (apiSpelling auto)
+      'api-spelling': { type: 'string', default: 'seed' },
     },
   });
-  const simulator = await startSimulator({ seed: 42, size: { assets: Number(values.assets) } });
+  const spelling = values['api-spelling'];
+  if (spelling !== 'seed' && spelling !== 'product') throw new Error(`--api-spelling needs seed or product, got "${spelling}"`);
+  const simulator = await startSimulator({ seed: 42, size: { assets: Number(values.assets) }, apiSpelling: spelling });
   const target = (name: string, kind: string, url: string, extra: Record<string, unknown> = {}) => ({
     name,
     kind,

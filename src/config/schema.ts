@@ -58,10 +58,12 @@ const targetSettings = z
     maxConcurrency: z.number().int().min(1).max(64).default(4),
     /** attempts per request on 429, 503 and network errors (1 = no retry) */
     maxAttempts: z.number().int().min(1).max(10).default(4),
-    /** page size for paged listings (the management service accepts up to 10000) */
+    /** page size for paged listings (the management service accepts up to 10000; storage requests ask at most 200) */
     pageSize: z.number().int().min(1).max(10_000).default(1000),
     /** storage targets: a single appliance (SYSTEM-ID 0) or a management center (systems discovered) */
     storageMode: z.enum(['appliance', 'center']).optional(),
+    /** storage and replication targets: the seeds' paths and field names, the real products', or found at first contact (unset = auto) */
+    apiSpelling: z.enum(['seed', 'product', 'auto']).optional(),
     collectors: z.record(z.string(), collectorSettings).default({}),
   })
   .strict()
@@ -74,6 +76,9 @@ const targetSettings = z
     }
     if (target.storageMode && target.kind !== 'storage') {
       ctx.addIssue({ code: 'custom', path: ['storageMode'], message: 'only applies to targets of kind storage' });
+    }
+    if (target.apiSpelling && target.kind === 'management') {
+      ctx.addIssue({ code: 'custom', path: ['apiSpelling'], message: 'only applies to targets of kind storage or replication' });
     }
   }, {
     // Run even when other fields of the target are wrong, so every mistake is reported at once.

@@ -65,11 +65,11 @@ const families = [
 
   // Storage appliance / management center
   { name: 'dataprotect_storage_system_info', type: 'gauge', labels: ['target', 'system_id', 'system_name', 'model', 'version'], help: 'One per storage system; value 1.' },
-  { name: 'dataprotect_storage_physical_capacity_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Total physical capacity.' },
-  { name: 'dataprotect_storage_physical_used_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Used physical capacity.' },
-  { name: 'dataprotect_storage_physical_available_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Available physical capacity.' },
-  { name: 'dataprotect_storage_logical_used_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Pre-compression data stored.' },
-  { name: 'dataprotect_storage_compression_factor', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Logical used divided by physical used.' },
+  { name: 'dataprotect_storage_physical_capacity_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Total physical capacity of the tier (active, cloud); a tier the system does not have has no series.' },
+  { name: 'dataprotect_storage_physical_used_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Used physical capacity of the tier.' },
+  { name: 'dataprotect_storage_physical_available_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Available physical capacity of the tier.' },
+  { name: 'dataprotect_storage_logical_used_bytes', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Pre-compression data stored in the tier.' },
+  { name: 'dataprotect_storage_compression_factor', type: 'gauge', labels: ['target', 'system_id', 'tier'], help: 'Compression factor of the tier: the appliance\'s own, else logical used divided by physical used.' },
   { name: 'dataprotect_storage_alerts', type: 'gauge', labels: ['target', 'system_id', 'severity', 'class'], help: 'Active alerts of the storage system.' },
   { name: 'dataprotect_storage_replication_lag_seconds', type: 'gauge', labels: ['target', 'system_id', 'context'], help: 'Now minus syncEpoch, per replication context.' },
   { name: 'dataprotect_storage_system_collector_success', type: 'gauge', labels: ['target', 'system_id', 'collector'], help: "1 when the collector's last run read this storage system (a management center's other systems are still collected when one fails)." },

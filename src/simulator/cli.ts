@@ -41,6 +41,7 @@ function usage(): string {
   --ca-out <file>            write that certificate (PEM) to a file, for clients' CA setting
   --start-time <iso>         simulated start time (default: now)
   --speed <x>                simulated seconds per real second (default 1; 0 freezes the clock)
+  --api-spelling <s>         storage and replication spelling: seed (default) or product (dd-systems, rp-clusters ...)
   --username <name> --password <secret> --token-ttl <seconds>
 ${Object.keys(PORT_FLAGS)
   .map((f) => `  --${f} <port>`)
@@ -55,7 +56,7 @@ function parseNumber(flag: string, raw: string): number {
 }
 
 export function parseCli(argv: string[]): { options: SimulatorOptions; speed: number; caOut?: string; help: boolean } {
-  const stringFlags = ['seed', 'start-time', 'speed', 'username', 'password', 'token-ttl', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
+  const stringFlags = ['seed', 'start-time', 'speed', 'api-spelling', 'username', 'password', 'token-ttl', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -76,6 +77,11 @@ export function parseCli(argv: string[]): { options: SimulatorOptions; speed: nu
   if (str('username') !== undefined) options.username = str('username');
   if (str('password') !== undefined) options.password = str('password');
   if (str('token-ttl') !== undefined) options.tokenTtlSeconds = parseNumber('token-ttl', str('token-ttl') as string);
+  const spelling = str('api-spelling');
+  if (spelling !== undefined) {
+    if (spelling !== 'seed' && spelling !== 'product') throw new Error(`--api-spelling needs seed or product, got "${spelling}"`);
+    options.apiSpelling = spelling;
+  }
   const size: Partial<EstateSize> = {};
   for (const [flag, key] of Object.entries(SIZE_FLAGS)) {
     const raw = str(flag);

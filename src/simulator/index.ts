@@ -56,6 +56,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const tls = options.https ? await generateSelfSignedCert() : undefined;
   const ports = options.ports ?? {};
   const common = { faults, stats, ...(tls ? { tls } : {}) };
+  const spelling = options.apiSpelling ?? 'seed';
 
   const started: ApiServer[] = [];
   const start = async (spec: Parameters<typeof startApiServer>[0]): Promise<ApiServer> => {
@@ -66,12 +67,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   try {
     const [managementServer, replicationServer, centerServer, applianceServer] = await Promise.all([
       start({ ...common, api: 'management', app: createManagementApp(management, ctx), port: ports.management, errorBody: managementErrorBody }),
-      start({ ...common, api: 'replication', app: createReplicationApp(replication, ctx), port: ports.replication, errorBody: replicationErrorBody }),
-      start({ ...common, api: 'storage', app: createStorageCenterApp(storage, ctx), port: ports.storageCenter, errorBody: storageErrorBody }),
+      start({ ...common, api: 'replication', app: createReplicationApp(replication, ctx, spelling), port: ports.replication, errorBody: replicationErrorBody }),
+      start({ ...common, api: 'storage', app: createStorageCenterApp(storage, ctx, spelling), port: ports.storageCenter, errorBody: storageErrorBody }),
       start({
         ...common,
         api: 'storage',
-        app: createStorageApplianceApp(storage, 0, ctx),
+        app: createStorageApplianceApp(storage, 0, ctx, spelling),
         port: ports.storageAppliance,
         errorBody: storageErrorBody,
       }),
@@ -99,4 +100,4 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   }
 }
 
-export type { Simulator, SimulatorOptions, EstateSize } from './types';
+export type { ApiSpelling, Simulator, SimulatorOptions, EstateSize } from './types';

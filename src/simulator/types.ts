@@ -11,6 +11,14 @@
 
 export type ApiName = 'management' | 'replication' | 'storage';
 
+/**
+ * How the storage and replication servers spell their paths and fields: as
+ * the seeds do, or as the real products do (`dd-systems`, `rp-clusters`,
+ * `rpClusterName` ..., with the products' habits: capacity only per tier,
+ * at most 200 items a storage page, 400 to an unknown name in `fields=`).
+ */
+export type ApiSpelling = 'seed' | 'product';
+
 /** Size knobs of the generated estate. Same seed + same sizes = same estate. */
 export interface EstateSize {
   assets: number;
@@ -54,6 +62,8 @@ export interface SimulatorOptions {
   password?: string;
   /** management service token lifetime in seconds (default 28800) */
   tokenTtlSeconds?: number;
+  /** spelling of the storage and replication servers (default seed) */
+  apiSpelling?: ApiSpelling;
 }
 
 /** The simulated clock. Advancing it makes the estate evolve (new copies, activities, audit entries, VM pauses, capacity growth). */

@@ -44,6 +44,8 @@ describe('ReplicationClient on the wire', () => {
     await client.vms({ fields: ['id', 'name', 'status'], filter: { status: ['PAUSED', 'ACTIVE'], groupName: 'cg a&b' }, sort: ['repClusterName', desc('name')] });
     await client.clusters({ fields: ['name'] });
     expect(seen.map((r) => r.url)).toEqual([
+      // apiSpelling auto: the sort key is spelled rpClusterName on the real plugin, so its cluster list path tells first
+      '/api/v1/rep-clusters?fields=id',
       '/api/v1/vms?status=PAUSED,ACTIVE&groupName=cg%20a%26b&sort=repClusterName,-name&fields=id,name,status',
       '/api/v1/rep-clusters?fields=name',
     ]);

@@ -96,7 +96,7 @@ describe('StorageClient on the wire', () => {
       expect(request.headers['x-dd-auth-token']).toBe('tok-1');
       expect(request.body).not.toContain('s3cret!');
     }
-    expect(seen.find((r) => r.url.includes('/alerts'))?.url).toBe('/rest/v1.0/store-systems/0/alerts?filter=status%3Dactive&page=0&size=1000');
+    expect(seen.find((r) => r.url.includes('/alerts'))?.url).toBe('/rest/v1.0/store-systems/0/alerts?filter=status%3Dactive&page=0&size=200'); // pageSize 1000, asked at most 200
   });
 
   it('encodes a listed id once, even when the list gives it encoded already', async () => {
@@ -175,5 +175,64 @@ describe('StorageClient on the wire', () => {
   it('reports a login answered without a token as a protocol error', async () => {
     handler = (req) => (req.method === 'POST' ? { status: 201, body: { code: 0 } } : { status: 404 });
     await expect(client.systemDetails()).rejects.toMatchObject({ kind: 'protocol', endpoint: '/rest/v1.0/auth' });
+  });
+  describe('capacity samples in either form', () => {
+    const SOLO = { id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' };
+    const figures = (total: number, used: number) => ({ total, used, available: total - used });
+    const answering = (sample: unknown) => {
+      handler = withDefaults((req) =>
+        req.url.startsWith('/rest/v2.0/store-systems/0/stats/capacity') ? { status: 200, body: { stats_capacity: [sample], paging_info: { total_entries: 1 } } } : { status: 404 },
+      );
+    };
+
+    it('reads the tier asked for from tier_capacity_usage, and nothing else when that list is there', async () => {
+      answering({
+        collection_epoch: 1_800_000_000,
+        // a top level beside the per-tier list is not read: it could be another tier's or the total
+        physical_capacity: figures(999, 1),
+        tier_capacity_usage: [
+          { tier: 'cloud', physical_capacity: figures(500, 100), logical_capacity: { used: 300 }, compression_factor: 3 },
+          { tier: 'active', physical_capacity: figures(1000, 400), logical_capacity: { used: 2000 }, compression_factor: null },
+        ],
+      });
+      await expect(client.latestCapacity(SOLO, 'active')).resolves.toEqual({
+        collection_epoch: 1_800_000_000,
+        physical_capacity: figures(1000, 400),
+        logical_capacity: { used: 2000, total: undefined, available: undefined },
+        compression_factor: undefined,
+      });
+      await expect(client.latestCapacity(SOLO, 'cloud')).resolves.toMatchObject({ physical_capacity: figures(500, 100), compression_factor: 3 });
+      await expect(client.latestCapacity(SOLO, 'total')).resolves.toBeUndefined();
+    });
+
+    it('rejects a sample with neither form, and a per-tier entry without its physical capacity, as protocol errors', async () => {
+      answering({ collection_epoch: 1_800_000_000 });
+      const error = (await client.latestCapacity(SOLO, 'active').catch((e: unknown) => e)) as ApiError;
+      expect(error).toMatchObject({ kind: 'protocol', endpoint: '/rest/v2.0/store-systems/{id}/stats/capacity' });
+      expect(error.message).toContain('neither physical_capacity nor tier_capacity_usage');
+      answering({ collection_epoch: 1_800_000_000, tier_capacity_usage: [{ tier: 'active', logical_capacity: { used: 1 } }] });
+      await expect(client.latestCapacity(SOLO, 'active')).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('physical_capacity') });
+    });
+  });
+  describe('spelling found at first contact (apiSpelling auto)', () => {
+    const SOLO = { id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' };
+    const alertPaths = () => seen.filter((r) => r.url.includes('/alerts')).map((r) => r.url.split('?')[0]);
+
+    it('names both spellings when neither answers, and decides nothing', async () => {
+      for (let round = 0; round < 2; round++) {
+        const error = (await client.activeAlerts(SOLO).catch((e: unknown) => e)) as ApiError;
+        expect(error).toMatchObject({ kind: 'status', status: 404, endpoint: '/rest/v1.0/store-systems/{id}/alerts' });
+        expect(error.message).toContain('404 in the product spelling too (/rest/v1.0/dd-systems/{id}/alerts)');
+      }
+      expect(alertPaths()).toEqual(['/rest/v1.0/store-systems/0/alerts', '/rest/v1.0/dd-systems/0/alerts', '/rest/v1.0/store-systems/0/alerts', '/rest/v1.0/dd-systems/0/alerts']);
+      expect(client.apiSpelling).toBeUndefined();
+    });
+
+    it('does not take a 503 of the seed spelling for a missing path', async () => {
+      handler = withDefaults((req) => (req.url.includes('/store-systems/0/alerts') ? { status: 503, body: { code: 503 } } : { status: 404 }));
+      await expect(client.activeAlerts(SOLO)).rejects.toMatchObject({ kind: 'status', status: 503 });
+      expect(alertPaths()).toEqual(['/rest/v1.0/store-systems/0/alerts']);
+      expect(client.apiSpelling).toBeUndefined();
+    });
   });
 });

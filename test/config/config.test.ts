@@ -112,6 +112,17 @@ targets:
     ).toEqual(['targets[0].collectors.nope: no such collector for kind management (known: assets)']);
   });
 
+  it('takes apiSpelling on storage and replication targets only, naming the field otherwise', () => {
+    const storage = { ...minimalTarget, name: 'dd', kind: 'storage' };
+    const replication = { ...minimalTarget, name: 'rp', kind: 'replication', apiSpelling: 'product' };
+    const config = parseConfig({ targets: [storage, replication, { ...storage, name: 'dd2', apiSpelling: 'seed' }] });
+    expect(config.targets.map((t) => t.apiSpelling)).toEqual([undefined, 'product', 'seed']);
+    expect(problemsOf(() => parseConfig({ targets: [{ ...storage, apiSpelling: 'vendor' }] })).join('\n')).toMatch(/^targets\[0\]\.apiSpelling: .*"seed".*"product".*"auto"/);
+    expect(problemsOf(() => parseConfig({ targets: [{ ...minimalTarget, apiSpelling: 'auto' }] }))).toEqual([
+      'targets[0].apiSpelling: only applies to targets of kind storage or replication',
+    ]);
+  });
+
   it('reads passwordFile and reports an unreadable one', () => {
     const config = parseConfig({ targets: [{ ...minimalTarget, password: undefined, passwordFile: file('pw', 's3cret\n') }] });
     expect(config.targets[0]!.password.reveal()).toBe('s3cret');

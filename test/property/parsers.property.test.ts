@@ -52,8 +52,10 @@ afterAll(async () => {
 });
 
 function target(kind: TargetKind): TargetConfig {
+  // The scripted server answers whatever path is asked: a spelling is set, so no request goes to finding one.
+  const bySpelling = kind === 'management' ? {} : { apiSpelling: 'seed' };
   const config = parseConfig({
-    targets: [{ name: `prop-${kind}`, kind, url: baseUrl, username: 'u', password: 'p', maxAttempts: 1, requestTimeout: '10s', pageSize: 1000, ...(kind === 'storage' ? { storageMode: 'appliance' } : {}) }],
+    targets: [{ name: `prop-${kind}`, kind, url: baseUrl, username: 'u', password: 'p', maxAttempts: 1, requestTimeout: '10s', pageSize: 1000, ...bySpelling, ...(kind === 'storage' ? { storageMode: 'appliance' } : {}) }],
   });
   return config.targets[0] as TargetConfig;
 }
@@ -392,6 +394,28 @@ describe('client response parsers: property tests over HTTP', () => {
         );
         expect(sent.length).toBeGreaterThan(0);
         expectFaithful(result.value, sent[0]);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('storage: a per-tier capacity sample gives the figures of the tier asked for, intact, or none', async () => {
+    const usage = fc
+      .tuple(fc.constantFrom('active', 'cloud', 'total'), record({ physical_capacity: { total: 'nat', used: 'nat', available: 'nat' }, logical_capacity: { used: 'nat' }, compression_factor: 'float' }))
+      .map(([tier, figures]) => ({ tier, ...figures }));
+    const sample = fc.record({ collection_epoch: valid('epoch'), tier_capacity_usage: fc.array(usage, { maxLength: 3 }) });
+    const envelope = (list: unknown[]) => ({ stats_capacity: list, paging_info: { total_entries: list.length } });
+    const bodies = fc.oneof(fc.array(sample, { maxLength: 3 }).map(envelope), damaged(fc.array(sample, { minLength: 1, maxLength: 3 }).map(envelope)));
+    await fc.assert(
+      fc.asyncProperty(bodies, async (body) => {
+        const result = await outcome(body, null, () => clients.storage.latestCapacity(system, 'active'));
+        if (!result.ok || result.value === undefined) return;
+        const { collection_epoch: epoch, ...figures } = result.value as { collection_epoch: number };
+        const sent = ((body as { stats_capacity: Array<{ collection_epoch: number; tier_capacity_usage: Array<{ tier: string }> }> }).stats_capacity ?? []).find(
+          (s) => s && typeof s === 'object' && s.collection_epoch === epoch,
+        );
+        expect(sent?.tier_capacity_usage.find((entry) => entry.tier === 'active')).toBeDefined();
+        expectFaithful(figures, sent?.tier_capacity_usage.find((entry) => entry.tier === 'active'));
       }),
       { numRuns: 150 },
     );

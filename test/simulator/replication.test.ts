@@ -212,3 +212,48 @@ describe('replication plugin API', () => {
     expect(rejected.body).toMatchObject({ status: 429 });
   });
 });
+
+describe('replication plugin API, product spelling', () => {
+  let estate: ReplicationEstate;
+  let server: ApiServer;
+  let agent: Agent;
+  const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+
+  beforeAll(async () => {
+    let clock: SimulatedClock;
+    ({ clock, estate } = estateOf(12, 40, 3));
+    const faults = new Faults();
+    const ctx: SimContext = { clock, faults, random: new SeededRandom(12), username: USER, password: PASSWORD, tokenTtlSeconds: 28_800 };
+    server = await startApiServer({ api: 'replication', app: createReplicationApp(estate, ctx, 'product'), faults, stats: new Stats(), errorBody: replicationErrorBody });
+    agent = new Agent();
+  });
+  afterAll(async () => {
+    await server.close();
+    await agent.close();
+  });
+
+  async function get(path: string): Promise<{ status: number; body: unknown }> {
+    const res = await request(`${server.url}${path}`, { dispatcher: agent, headers: { accept: 'application/json', authorization: basic } });
+    return { status: res.statusCode, body: await res.body.json() };
+  }
+
+  it('serves clusters at /rp-clusters and /rp-clusters/{id}; the seed paths are 404', async () => {
+    const cluster = estate.clusters[0]!;
+    expect(await get('/api/v1/rp-clusters?fields=id,name')).toEqual({ status: 200, body: estate.clusters.map((c) => ({ id: c.id, name: c.name })) });
+    expect(await get(`/api/v1/rp-clusters/${cluster.id}`)).toMatchObject({ status: 200, body: { id: cluster.id, name: cluster.name } });
+    expect((await get('/api/v1/rep-clusters')).status).toBe(404);
+    expect((await get(`/api/v1/rep-cluster/${cluster.id}`)).status).toBe(404);
+  });
+
+  it("spells VM fields the product's way and answers 400 to a fields= name it does not know", async () => {
+    const vm = estate.vms[0]!;
+    const { status, body } = await get(`/api/v1/vms?id=${vm.id}&fields=id,rpClusterId,rpClusterName,esxClusterName,vcId,vcName`);
+    expect(status).toBe(200);
+    expect(body).toEqual([{ id: vm.id, rpClusterId: vm.repClusterId, rpClusterName: vm.repClusterName, esxClusterName: vm.hvClusterName, vcId: vm.hvMgrId, vcName: vm.hvMgrName }]);
+    const full = (await get(`/api/v1/vms?id=${vm.id}`)).body as Array<Record<string, unknown>>;
+    expect(Object.keys(full[0]!).filter((field) => /^(repCluster|hv)/.test(field))).toEqual([]);
+    const refused = await get('/api/v1/vms?fields=id,repClusterName');
+    expect(refused.status).toBe(400);
+    expect(refused.body).toMatchObject({ status: 400, message: expect.stringContaining('repClusterName') });
+  });
+});

@@ -164,9 +164,9 @@ describe('simulator CLI flags', () => {
       '--seed', '3', '--https', '--speed', '60', '--ca-out', '/tmp/ca.pem', '--start-time', '2026-01-02T03:04:05Z',
       '--assets', '1000', '--copies-per-asset', '4', '--assets-without-copy-share', '0.1', '--activities-per-day', '900',
       '--audit-entries', '10', '--audit-entries-per-day', '11', '--protection-policies', '6', '--replicated-vms', '5000',
-      '--replication-clusters', '5', '--storage-systems', '8', '--replication-port', '18080',
+      '--replication-clusters', '5', '--storage-systems', '8', '--replication-port', '18080', '--api-spelling', 'product',
     ]);
-    expect(options).toMatchObject({ seed: 3, https: true, startTime: new Date('2026-01-02T03:04:05Z'), ports: { replication: 18080 } });
+    expect(options).toMatchObject({ seed: 3, https: true, apiSpelling: 'product', startTime: new Date('2026-01-02T03:04:05Z'), ports: { replication: 18080 } });
     expect(options.size).toEqual({
       assets: 1000, copiesPerAsset: 4, assetsWithoutCopyShare: 0.1, activitiesPerDay: 900, auditEntries: 10,
       auditEntriesPerDay: 11, protectionPolicies: 6, replicatedVms: 5000, replicationClusters: 5, storageSystems: 8,
@@ -179,6 +179,7 @@ describe('simulator CLI flags', () => {
     expect(() => parseCli(['--assets', 'many'])).toThrow(/--assets/);
     expect(() => parseCli(['--start-time', 'yesterday'])).toThrow(/--start-time/);
     expect(() => parseCli(['--no-such-flag'])).toThrow();
+    expect(() => parseCli(['--api-spelling', 'vendor'])).toThrow(/--api-spelling needs seed or product/);
     expect(parseCli([]).options).toMatchObject({ https: false, size: {} });
   });
 });

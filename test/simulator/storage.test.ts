@@ -317,3 +317,67 @@ describe('storage API', () => {
     expect((await get(appliance.url, '/rest/v2.0/store-systems/0/stats/capacity?size=1')).status).toBe(200);
   });
 });
+
+describe('storage API, product spelling', () => {
+  let estate: StorageEstate;
+  let center: ApiServer;
+  let agent: Agent;
+  let token: string;
+
+  beforeAll(async () => {
+    let clock: SimulatedClock;
+    ({ clock, estate } = estateOf(22));
+    const faults = new Faults();
+    const ctx: SimContext = { clock, faults, random: new SeededRandom(22), username: USER, password: PASSWORD, tokenTtlSeconds: 1800 };
+    center = await startApiServer({ api: 'storage', app: createStorageCenterApp(estate, ctx, 'product'), faults, stats: new Stats(), errorBody: storageErrorBody });
+    agent = new Agent();
+    const login = await request(`${center.url}/rest/v1.0/auth`, {
+      dispatcher: agent,
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: USER, password: PASSWORD }),
+    });
+    await login.body.dump();
+    token = login.headers['x-dd-auth-token'] as string;
+  });
+  afterAll(async () => {
+    await center.close();
+    await agent.close();
+  });
+
+  async function get(path: string): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await request(`${center.url}${path}`, { dispatcher: agent, headers: { accept: 'application/json', 'x-dd-auth-token': token } });
+    return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> };
+  }
+  const enc = (id: string) => encodeURIComponent(id);
+
+  it('serves the systems collection as dd-systems; store-systems is 404', async () => {
+    const list = await get('/rest/v1.0/dd-systems');
+    expect((list.body.system as Array<{ id: string }>).map((s) => s.id)).toEqual(estate.systems.map((s) => s.id));
+    const id = enc(estate.systems[0]!.id);
+    expect((await get(`/rest/v1.0/dd-systems/${id}/alerts`)).status).toBe(200);
+    expect((await get(`/api/v1/dd-systems/${id}/mtree-replications`)).status).toBe(200);
+    for (const path of ['/rest/v1.0/store-systems', `/rest/v1.0/store-systems/${id}/alerts`, `/api/v1/store-systems/${id}/mtree-replications`]) {
+      expect([path, (await get(path)).status]).toEqual([path, 404]);
+    }
+  });
+
+  it('carries capacity only in tier_capacity_usage[], every tier in each sample', async () => {
+    const id = estate.systems[0]!.id;
+    const { status, body } = await get(`/rest/v2.0/dd-systems/${enc(id)}/stats/capacity?tier=active&sort=-collection_epoch&size=1`);
+    expect(status).toBe(200);
+    const epoch = estate.newestSampleEpoch();
+    const figures = (tier: (typeof TIERS)[number]) => {
+      const sample = estate.capacityAt(id, tier, epoch);
+      return { tier, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
+    };
+    expect(body.stats_capacity).toEqual([{ collection_epoch: epoch, tier_capacity_usage: TIERS.map(figures) }]);
+  });
+
+  it('answers 400 to a page of more than 200 items', async () => {
+    const id = enc(estate.systems[0]!.id);
+    expect((await get(`/rest/v1.0/dd-systems/${id}/alerts?size=200`)).status).toBe(200);
+    const refused = await get(`/rest/v1.0/dd-systems/${id}/alerts?size=201`);
+    expect(refused).toEqual({ status: 400, body: { code: 400, details: expect.stringContaining('at most 200') } });
+  });
+});

@@ -5,7 +5,8 @@ import { ApiError } from '../errors';
 import { parseJson, type HttpCore } from '../http';
 import { describeIssues, expectStatus, parseBody } from '../response';
 import { TimeSlices } from '../../util/time-slices';
-import { listQueryString, type ListQuery } from './query';
+import { SpellingResolver, type ApiSpelling } from '../spelling';
+import { listQueryString, renamedQuery, type ListQuery } from './query';
 import {
   groupSchema,
   protectedVmSchema,
@@ -19,6 +20,22 @@ export { desc, type ListFilter, type ListQuery } from './query';
 export * from './schemas';
 
 const BASE = '/api/v1';
+
+/** The cluster list and one cluster, in each spelling. */
+const CLUSTER_PATHS: Readonly<Record<ApiSpelling, { list: string; one: string }>> = {
+  seed: { list: '/rep-clusters', one: '/rep-cluster' },
+  product: { list: '/rp-clusters', one: '/rp-clusters' },
+};
+
+/** The real plugin's names of the VM fields the seed spells otherwise; the internal model keeps the seed's. */
+export const PRODUCT_VM_FIELD_NAMES: Readonly<Partial<Record<keyof ProtectedVm, string>>> = {
+  repClusterId: 'rpClusterId',
+  repClusterName: 'rpClusterName',
+  hvClusterId: 'esxClusterId',
+  hvClusterName: 'esxClusterName',
+  hvMgrId: 'vcId',
+  hvMgrName: 'vcName',
+};
 
 const itemSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodType>>();
 
@@ -42,33 +59,68 @@ function itemSchema(schema: z.ZodObject, fields: readonly string[]): z.ZodType {
 }
 
 /**
+ * The record with each server-spelled field copied to its internal name (the
+ * item schema reads only the internal names, so the copies are all it sees).
+ * The record is the freshly parsed answer's: nobody else holds it.
+ */
+function withInternalNames(record: unknown, renames: ReadonlyArray<readonly [string, string]>): unknown {
+  if (renames.length === 0 || !record || typeof record !== 'object') return record;
+  const fields = record as Record<string, unknown>;
+  for (const [internal, server] of renames) if (server in fields) fields[internal] = fields[server];
+  return record;
+}
+
+/** Whether a VM query names a field the spellings name differently (then the spelling must be known first). */
+function namesSpelledFields(query: ListQuery): boolean {
+  const named = [...query.fields, ...Object.keys(query.filter ?? {}), ...(query.sort ?? []).map((key) => key.replace(/^[-+]/, ''))];
+  return named.some((field) => field in PRODUCT_VM_FIELD_NAMES);
+}
+
+/**
  * Client of the VM replication plugin (/api/v1): HTTP Basic on every request
  * (the plugin has no session), bare JSON arrays without paging. List calls
  * name the fields they need (`fields=`), which keeps the plugin's large VM
  * answers small, and get records typed and validated for exactly those fields.
  * Retries on 429/503 with Retry-After, time limits and TLS are the shared
  * HttpCore's.
+ *
+ * Spellings (../spelling.ts): the seed's `/rep-clusters` and VM fields
+ * `repCluster*`, `hvCluster*`, `hvMgr*`, or the real plugin's `/rp-clusters`
+ * and `rpCluster*`, `esxCluster*`, `vc*`. The plugin answers 400 to a
+ * `fields=` name it does not know, so VM lists wait for the spelling (found
+ * on the cluster list, whose path differs) and ask only its names; records
+ * come back in the seed's names either way.
  */
 export class ReplicationClient {
   protected readonly http: HttpCore;
+  private readonly spelling: SpellingResolver;
 
   constructor(
     readonly target: TargetConfig,
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
+    this.spelling = new SpellingResolver(target.apiSpelling, 'replication', deps.logger);
   }
 
-  /** GET /api/v1/rep-clusters */
+  /** The spelling this target speaks, once configured or detected. */
+  get apiSpelling(): ApiSpelling | undefined {
+    return this.spelling.known;
+  }
+
+  /** GET /api/v1/rep-clusters (rp-clusters) */
   clusters<F extends keyof RepCluster>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<RepCluster, F>[]> {
-    return this.list('/rep-clusters', repClusterSchema, query, signal);
+    return this.spelling.resolve((spelling) => this.list(CLUSTER_PATHS[spelling].list, repClusterSchema, query, signal));
   }
 
-  /** GET /api/v1/rep-cluster/{id}: the whole record */
+  /** GET /api/v1/rep-cluster/{id} (rp-clusters/{id}): the whole record */
   async cluster(id: string, signal?: AbortSignal): Promise<RepCluster> {
-    const endpoint = `${BASE}/rep-cluster/{id}`;
-    const response = await this.get(`${BASE}/rep-cluster/${encodeURIComponent(id)}`, endpoint, signal);
-    return parseBody(response, endpoint, repClusterSchema);
+    return this.spelling.resolve(async (spelling) => {
+      const base = BASE + CLUSTER_PATHS[spelling].one;
+      const endpoint = `${base}/{id}`;
+      const response = await this.get(`${base}/${encodeURIComponent(id)}`, endpoint, signal);
+      return parseBody(response, endpoint, repClusterSchema);
+    });
   }
 
   /** GET /api/v1/groups (consistency groups) */
@@ -76,9 +128,16 @@ export class ReplicationClient {
     return this.list('/groups', groupSchema, query, signal);
   }
 
-  /** GET /api/v1/vms (protected VMs) */
-  vms<F extends keyof ProtectedVm>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<ProtectedVm, F>[]> {
-    return this.list('/vms', protectedVmSchema, query, signal);
+  /** GET /api/v1/vms (protected VMs), asked and read in the target's spelling */
+  async vms<F extends keyof ProtectedVm>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<ProtectedVm, F>[]> {
+    const spelling = this.spelling.known ?? (namesSpelledFields(query) ? await this.detectSpelling(signal) : 'seed');
+    return this.list('/vms', protectedVmSchema, query, signal, spelling === 'product' ? PRODUCT_VM_FIELD_NAMES : undefined);
+  }
+
+  /** The spelling, found on the cluster list (the one path that differs) with the least asked of it. */
+  private async detectSpelling(signal: AbortSignal | undefined): Promise<ApiSpelling> {
+    await this.clusters({ fields: ['id'] }, signal);
+    return this.spelling.known ?? 'seed';
   }
 
   /** The plugin has no session to end: closes the connections. */
@@ -91,17 +150,19 @@ export class ReplicationClient {
     schema: z.ZodObject<T>,
     query: ListQuery<F & string>,
     signal: AbortSignal | undefined,
+    serverNames?: Readonly<Record<string, string>>,
   ): Promise<Pick<z.output<z.ZodObject<T>>, F>[]> {
     const endpoint = BASE + resource;
-    const response = await this.get(endpoint + listQueryString(query), endpoint, signal);
+    const response = await this.get(endpoint + listQueryString(serverNames ? renamedQuery(query, serverNames) : query), endpoint, signal);
     const body = parseJson(response, endpoint);
     if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`, response.status);
     // Item by item in time slices: checking a 5,000-VM answer in one piece held /metrics scrapes for 100-200 ms on a loaded machine.
     const item = itemSchema(schema, query.fields);
     const items: unknown[] = new Array(body.length);
     const slices = new TimeSlices();
+    const renames = serverNames ? Object.entries(serverNames) : [];
     for (let index = 0; index < body.length; index++) {
-      const result = item.safeParse(body[index]);
+      const result = item.safeParse(withInternalNames(body[index], renames));
       if (!result.success) throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error, `[${index}]`)}`, response.status);
       items[index] = result.data;
       if (slices.due()) await slices.next();

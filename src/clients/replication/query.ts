@@ -49,3 +49,16 @@ export function listQueryString(query: ListQuery): string {
 function checkField(field: string): void {
   if (!FIELD_NAME.test(field)) throw new Error(`"${field}" is not a valid field name`);
 }
+
+/**
+ * The query with its field names (fields, filters, sort keys) written in
+ * another spelling: `names` maps a name of the internal model to the server's.
+ */
+export function renamedQuery(query: ListQuery, names: Readonly<Record<string, string>>): ListQuery {
+  const rename = (field: string): string => names[field] ?? field;
+  return {
+    fields: query.fields.map(rename),
+    ...(query.filter ? { filter: Object.fromEntries(Object.entries(query.filter).map(([field, value]) => [rename(field), value])) } : {}),
+    ...(query.sort ? { sort: query.sort.map((key) => key.replace(/^([-+]?)(.*)$/, (_, sign: string, field: string) => sign + rename(field))) } : {}),
+  };
+}

@@ -6,7 +6,8 @@ import { parseJson, type HttpCore, type HttpResponse } from '../http';
 import { queryString } from '../query-string';
 import { errorForStatus, validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
-import { apiSystemPath, plainSystemId, restPath, restSystemPath, systemPathSegment, type ResourcePath } from './paths';
+import { apiSystemPath, plainSystemId, restPath, restSystemPath, systemPathSegment, systemsCollection, type ResourcePath } from './paths';
+import { SpellingResolver, type ApiSpelling } from '../spelling';
 import {
   capacitySampleSchema,
   managedSystemSchema,
@@ -15,6 +16,7 @@ import {
   systemDetailsSchema,
   type CapacitySample,
   type CapacityTier,
+  type TierCapacity,
   type ManagedSystem,
   type ReplicationContext,
   type StorageAlert,
@@ -24,7 +26,7 @@ import { TOKEN_HEADER, TokenSession } from './session';
 import { waitUnlessAborted } from '../wait';
 
 export * from './schemas';
-export { apiSystemPath, restPath, restSystemPath, type ResourcePath } from './paths';
+export { apiSystemPath, restPath, restSystemPath, systemsCollection, type ResourcePath } from './paths';
 
 export type StorageMode = 'appliance' | 'center';
 
@@ -48,6 +50,8 @@ export interface StorageDiscovery {
 export const LOCAL_SYSTEM_ID = '0';
 /** How long a discovery answer is reused: collectors of one target run close together and need the same list. */
 export const DISCOVERY_TTL_MS = 60_000;
+/** The real appliance and management center refuse pages larger than this; the seed sets no limit. */
+export const MAX_STORAGE_PAGE_SIZE = 200;
 /** Statuses of GET /rest/v1.0/store-systems by which a server says it lists no managed systems (it is an appliance). */
 const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
 
@@ -56,7 +60,10 @@ const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
  *
  * - Token session: one shared login, re-login once on 401, logout in close().
  * - `Accept: application/json` on every request; unknown fields and enum values tolerated.
- * - Lists are read through `paging_info` (0-based pages of `target.pageSize`).
+ * - Lists are read through `paging_info` (0-based pages of `target.pageSize`,
+ *   at most MAX_STORAGE_PAGE_SIZE).
+ * - The systems collection is `store-systems` (seed) or `dd-systems` (the real
+ *   products): `target.apiSpelling`, or found at first contact (../spelling.ts).
  * - A link response where data was expected is a `protocol` error naming the path.
  * - Systems: `storageMode: appliance` collects SYSTEM-ID 0; `center` collects
  *   every system of `GET /rest/v1.0/store-systems` by its id; unset = decided
@@ -65,6 +72,7 @@ const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
 export class StorageClient {
   protected readonly http: HttpCore;
   private readonly session: TokenSession;
+  private readonly spelling: SpellingResolver;
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
   private discovering: Promise<StorageDiscovery> | undefined;
 
@@ -74,6 +82,12 @@ export class StorageClient {
   ) {
     this.http = httpCoreFor(target, deps);
     this.session = new TokenSession(this.http, target, deps.logger);
+    this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
+  }
+
+  /** The spelling this target speaks, once configured or detected. */
+  get apiSpelling(): ApiSpelling | undefined {
+    return this.spelling.known;
   }
 
   /**
@@ -113,39 +127,46 @@ export class StorageClient {
     return validate(body, resource.endpoint, systemDetailsSchema);
   }
 
-  /** GET /rest/v1.0/store-systems: the systems a management center manages. */
+  /** GET /rest/v1.0/store-systems (dd-systems): the systems a management center manages. */
   async managedSystems(signal?: AbortSignal): Promise<ManagedSystem[]> {
-    return this.list(restPath('v1.0', 'store-systems'), {}, 'system', managedSystemSchema, signal);
+    return this.spelling.resolve((spelling) =>
+      this.list(restPath('v1.0', systemsCollection(spelling)), {}, 'system', managedSystemSchema, signal),
+    );
   }
 
   /**
-   * The newest capacity sample of one tier, or undefined when the system has
-   * none (e.g. no cloud tier): `GET /rest/v2.0/store-systems/{id}/stats/capacity?tier=&sort=-collection_epoch&size=1`.
+   * The newest capacity of one tier, or undefined when the system has none
+   * (e.g. no cloud tier): `GET /rest/v2.0/store-systems/{id}/stats/capacity?tier=&sort=-collection_epoch&size=1`.
    */
-  async latestCapacity(system: StorageSystemRef, tier: CapacityTier, signal?: AbortSignal): Promise<CapacitySample | undefined> {
-    const resource = restSystemPath('v2.0', system.pathId, 'stats/capacity');
-    const query = { tier, sort: '-collection_epoch', size: 1 };
-    const body = await this.getJson(resource, signal, query);
-    const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
-    // The newest first is asked for; taking the maximum also survives a server that ignores sort on a short list.
-    return items.reduce<CapacitySample | undefined>(
-      (newest, sample) => (newest === undefined || sample.collection_epoch > newest.collection_epoch ? sample : newest),
-      undefined,
-    );
+  async latestCapacity(system: StorageSystemRef, tier: CapacityTier, signal?: AbortSignal): Promise<TierCapacity | undefined> {
+    return this.spelling.resolve(async (spelling) => {
+      const resource = restSystemPath('v2.0', system.pathId, 'stats/capacity', spelling);
+      const query = { tier, sort: '-collection_epoch', size: 1 };
+      const body = await this.getJson(resource, signal, query);
+      const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
+      // The newest first is asked for; taking the maximum also survives a server that ignores sort on a short list.
+      const newest = items.reduce<CapacitySample | undefined>(
+        (latest, sample) => (latest === undefined || sample.collection_epoch > latest.collection_epoch ? sample : latest),
+        undefined,
+      );
+      return newest && capacityOfTier(newest, tier, resource.endpoint);
+    });
   }
 
   /** Active alerts: `GET /rest/v1.0/store-systems/{id}/alerts?filter=status=active`, every page. */
   async activeAlerts(system: StorageSystemRef, signal?: AbortSignal): Promise<StorageAlert[]> {
-    const resource = restSystemPath('v1.0', system.pathId, 'alerts');
-    const alerts = await this.list(resource, { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal);
+    const alerts = await this.spelling.resolve((spelling) =>
+      this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal),
+    );
     // The filter is the server's job; checking again keeps cleared alerts out if it is ignored.
     return alerts.filter((alert) => alert.status.toLowerCase() === 'active');
   }
 
   /** MTree replication contexts: `GET /api/v1/store-systems/{id}/mtree-replications`. */
   async replicationContexts(system: StorageSystemRef, signal?: AbortSignal): Promise<ReplicationContext[]> {
-    const resource = apiSystemPath('v1', system.pathId, 'mtree-replications');
-    return this.list(resource, {}, 'contexts', replicationContextSchema, signal);
+    return this.spelling.resolve((spelling) =>
+      this.list(apiSystemPath('v1', system.pathId, 'mtree-replications', spelling), {}, 'contexts', replicationContextSchema, signal),
+    );
   }
 
   /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
@@ -177,7 +198,7 @@ export class StorageClient {
   }
 
   /**
-   * Every item of a paged list (pages 0, 1, ... of target.pageSize) under
+   * Every item of a paged list (pages 0, 1, ... of target.pageSize, at most MAX_STORAGE_PAGE_SIZE) under
    * `key`, validated with `itemSchema`: the building block of the list methods
    * above, public for resources they do not cover yet (e.g. mtrees).
    * Build `resource` with restPath/restSystemPath/apiSystemPath.
@@ -189,7 +210,7 @@ export class StorageClient {
     itemSchema: T,
     signal?: AbortSignal,
   ): Promise<z.output<T>[]> {
-    const size = this.target.pageSize;
+    const size = Math.min(this.target.pageSize, MAX_STORAGE_PAGE_SIZE);
     const items: z.output<T>[] = [];
     for (let page: number | undefined = 0; page !== undefined; ) {
       const body = await this.getJson(resource, signal, { ...query, page, size });
@@ -224,6 +245,25 @@ export class StorageClient {
       this.deps.logger.debug({ endpoint }, 'storage token refused: logging in again');
     }
   }
+}
+
+/**
+ * One tier's capacity from a capacity sample. The real products carry it only
+ * in `tier_capacity_usage[]`, the seed at the top level of a sample asked for
+ * by `tier=`. When the per-tier list is there it alone is read (a tier it
+ * lacks is a tier the system does not have): the top level beside it could
+ * be another tier's or the total, and would give wrong numbers.
+ */
+export function capacityOfTier(sample: CapacitySample, tier: CapacityTier, endpoint: string): TierCapacity | undefined {
+  const { collection_epoch } = sample;
+  if (sample.tier_capacity_usage) {
+    const usage = sample.tier_capacity_usage.find((entry) => entry.tier === tier);
+    return usage && { collection_epoch, physical_capacity: usage.physical_capacity, logical_capacity: usage.logical_capacity, compression_factor: usage.compression_factor };
+  }
+  if (sample.physical_capacity) {
+    return { collection_epoch, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
+  }
+  throw new ApiError('protocol', endpoint, `the capacity sample of ${sample.collection_epoch} carries neither physical_capacity nor tier_capacity_usage`);
 }
 
 /**

@@ -3,27 +3,35 @@
  * (every release) and `/api/vN/...` (7.2 and later). Each resource is read at
  * the form and version api-notes gives for it. A path has two spellings: the
  * concrete one sent, with the URL-encoded SYSTEM-ID, and the template that
- * names it in metrics and spans, with `{id}`.
+ * names it in metrics and spans, with `{id}`. The systems collection is
+ * spelled `store-systems` in the seed and `dd-systems` on the real appliance
+ * and center (see ../spelling.ts).
  */
+import type { ApiSpelling } from '../spelling';
 
 export type RestVersion = 'v1.0' | 'v2.0' | 'v3.0';
 export type ApiVersion = 'v1' | 'v2' | 'v3';
 
 export interface ResourcePath {
-  /** what is sent, e.g. /rest/v2.0/store-systems/ab12%3Acd34/stats/capacity */
+  /** what is sent, e.g. /rest/v2.0/store-systems/ab12%3Acd34/stats/capacity (or dd-systems) */
   path: string;
   /** the metric label, e.g. /rest/v2.0/store-systems/{id}/stats/capacity */
   endpoint: string;
 }
 
-/** `/rest/<version>/store-systems/<SYSTEM-ID>/<resource>` */
-export function restSystemPath(version: RestVersion, systemPathId: string, resource: string): ResourcePath {
-  return systemPath(`/rest/${version}`, systemPathId, resource);
+/** The name of the systems collection in a spelling. */
+export function systemsCollection(spelling: ApiSpelling): string {
+  return spelling === 'product' ? 'dd-systems' : 'store-systems';
 }
 
-/** `/api/<version>/store-systems/<SYSTEM-ID>/<resource>` */
-export function apiSystemPath(version: ApiVersion, systemPathId: string, resource: string): ResourcePath {
-  return systemPath(`/api/${version}`, systemPathId, resource);
+/** `/rest/<version>/<systems>/<SYSTEM-ID>/<resource>` */
+export function restSystemPath(version: RestVersion, systemPathId: string, resource: string, spelling: ApiSpelling): ResourcePath {
+  return systemPath(`/rest/${version}/${systemsCollection(spelling)}`, systemPathId, resource);
+}
+
+/** `/api/<version>/<systems>/<SYSTEM-ID>/<resource>` */
+export function apiSystemPath(version: ApiVersion, systemPathId: string, resource: string, spelling: ApiSpelling): ResourcePath {
+  return systemPath(`/api/${version}/${systemsCollection(spelling)}`, systemPathId, resource);
 }
 
 /** A path without a SYSTEM-ID, e.g. `/rest/v1.0/system`. */
@@ -32,10 +40,10 @@ export function restPath(version: RestVersion, resource: string): ResourcePath {
   return { path, endpoint: path };
 }
 
-function systemPath(base: string, systemPathId: string, resource: string): ResourcePath {
+function systemPath(collectionBase: string, systemPathId: string, resource: string): ResourcePath {
   return {
-    path: `${base}/store-systems/${systemPathId}/${resource}`,
-    endpoint: `${base}/store-systems/{id}/${resource}`,
+    path: `${collectionBase}/${systemPathId}/${resource}`,
+    endpoint: `${collectionBase}/{id}/${resource}`,
   };
 }
 

@@ -53,12 +53,28 @@ export const managedSystemSchema = z.object({
   version: optionalString,
 });
 
-/** An item of stats_capacity: one capacity sample of one tier. */
-export const capacitySampleSchema = z.object({
-  collection_epoch: z.number(),
+/** One tier's figures: an item of `tier_capacity_usage[]`, or the top level of a sample asked for by `tier=`. */
+export const tierCapacitySchema = z.object({
+  tier: z.string(),
   physical_capacity: physicalCapacitySchema,
   logical_capacity: logicalCapacitySchema.nullish().transform((value) => value ?? undefined),
   compression_factor: optionalNumber,
+});
+
+/**
+ * An item of stats_capacity: one capacity sample. The seed puts the figures
+ * of the tier asked for at the top level; the real products may carry them
+ * only in `tier_capacity_usage[]` (only collection_epoch is always present).
+ */
+export const capacitySampleSchema = z.object({
+  collection_epoch: z.number(),
+  physical_capacity: physicalCapacitySchema.nullish().transform((value) => value ?? undefined),
+  logical_capacity: logicalCapacitySchema.nullish().transform((value) => value ?? undefined),
+  compression_factor: optionalNumber,
+  tier_capacity_usage: z
+    .array(tierCapacitySchema)
+    .nullish()
+    .transform((value) => value ?? undefined),
 });
 
 /** An item of alert_list. */
@@ -89,6 +105,8 @@ export type PagingInfo = z.output<typeof pagingInfoSchema>;
 export type SystemDetails = z.output<typeof systemDetailsSchema>;
 export type ManagedSystem = z.output<typeof managedSystemSchema>;
 export type CapacitySample = z.output<typeof capacitySampleSchema>;
+/** What the capacity metrics are made of, for one tier, and when it was collected. */
+export type TierCapacity = Omit<z.output<typeof tierCapacitySchema>, 'tier'> & { collection_epoch: number };
 export type StorageAlert = z.output<typeof storageAlertSchema>;
 export type ReplicationContext = z.output<typeof replicationContextSchema>;
 export type CapacityTier = (typeof CAPACITY_TIERS)[number];

@@ -1,4 +1,4 @@
-import type { CapacitySample, CapacityTier } from '../../clients/storage/client';
+import type { CapacityTier, TierCapacity } from '../../clients/storage/client';
 import { defineCollector, type Labels, type Sample } from '../types';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
@@ -9,7 +9,8 @@ import { collectPerSystem, type PerSystemState } from './per-system';
 export const COLLECTED_TIERS: readonly CapacityTier[] = ['active', 'cloud'];
 
 /**
- * Capacity of every system: the newest capacity sample of each tier. A tier
+ * Capacity of every system: the newest capacity sample of each tier (its top
+ * level, or its `tier_capacity_usage[]` entry on the real products). A tier
  * the system does not have (no sample, or a physical capacity of 0, as a
  * system without cloud storage reports its cloud tier) gets no series: zeros
  * there would read as "full" in used/total ratios and as a factor of 0.
@@ -39,7 +40,7 @@ export const capacityCollector = defineCollector<'storage', PerSystemState>({
   },
 });
 
-export function capacitySamples(labels: Labels, sample: CapacitySample): Sample[] {
+export function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] {
   const { physical_capacity: physical, logical_capacity: logical } = sample;
   const samples: Sample[] = [
     { name: 'dataprotect_storage_physical_capacity_bytes', labels, value: physical.total },
@@ -56,7 +57,7 @@ export function capacitySamples(labels: Labels, sample: CapacitySample): Sample[
  * The appliance's own factor when it gives one; else logical used / physical
  * used. Nothing stored means no factor (the appliance says 0 then), not 0.
  */
-function compressionFactor(sample: CapacitySample): number | undefined {
+function compressionFactor(sample: TierCapacity): number | undefined {
   const physicalUsed = sample.physical_capacity.used;
   if (physicalUsed <= 0) return undefined;
   if (sample.compression_factor !== undefined) return sample.compression_factor;

@@ -3,8 +3,31 @@ import type { Express, NextFunction, Request, Response } from 'express';
 import http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import type { SimContext } from '../core/context';
+import type { ApiSpelling } from '../types';
 import type { ReplicationEstate } from './model';
-import { applyListQuery } from './query';
+import { UnknownFieldError, applyListQuery } from './query';
+
+type Row = Readonly<Record<string, unknown>>;
+
+/**
+ * The real plugin's names for the seed's VM and group fields. Written out here,
+ * not imported from the client: the simulator is the truth the client's own
+ * table is tested against.
+ */
+const PRODUCT_FIELD_NAMES: Readonly<Record<string, string>> = {
+  repClusterId: 'rpClusterId',
+  repClusterName: 'rpClusterName',
+  hvClusterId: 'esxClusterId',
+  hvClusterName: 'esxClusterName',
+  hvMgrId: 'vcId',
+  hvMgrName: 'vcName',
+};
+
+function productRow(row: object): Row {
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(row)) out[PRODUCT_FIELD_NAMES[field] ?? field] = value;
+  return out;
+}
 
 /**
  * The plugin's error body. The seed does not show one; this shape is what the
@@ -18,6 +41,8 @@ function messageFor(status: number): string {
   switch (status) {
     case 401:
       return 'Invalid authentication details';
+    case 400:
+      return 'Bad request';
     case 404:
       return 'Resource not found';
     case 429:
@@ -31,8 +56,23 @@ function messageFor(status: number): string {
  * The VM replication plugin (/api/v1): HTTP Basic on every request, bare JSON
  * arrays, filters / sort / fields on lists. Its 429 under load is applied in
  * front of this app by the core server (faults.replicationMaxConcurrent).
+ *
+ * In the product spelling clusters are `/rp-clusters` and `/rp-clusters/{id}`,
+ * VM and group fields carry the real plugin's names (PRODUCT_FIELD_NAMES), and
+ * a `fields=` name the records do not have is answered 400; the seed's paths
+ * are 404 there.
  */
-export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext): Express {
+export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext, spelling: ApiSpelling = 'seed'): Express {
+  const product = spelling === 'product';
+  const spelled = (rows: readonly object[]): Row[] => (product ? rows.map(productRow) : (rows as Row[]));
+  const list = (rows: readonly object[], req: Request, res: Response) => {
+    try {
+      res.json(applyListQuery(spelled(rows), req.query, product));
+    } catch (error) {
+      if (!(error instanceof UnknownFieldError)) throw error;
+      res.status(400).json({ ...(replicationErrorBody(400, req) as object), message: error.message });
+    }
+  };
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -45,20 +85,14 @@ export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext)
     fail(req, res, 401);
   });
 
-  app.get('/api/v1/rep-clusters', (req, res) => {
-    res.json(applyListQuery(estate.clusters, req.query));
-  });
-  app.get('/api/v1/rep-cluster/:id', (req, res) => {
+  app.get(product ? '/api/v1/rp-clusters' : '/api/v1/rep-clusters', (req, res) => list(estate.clusters, req, res));
+  app.get(product ? '/api/v1/rp-clusters/:id' : '/api/v1/rep-cluster/:id', (req, res) => {
     const cluster = estate.clusters.find((c) => c.id === req.params.id);
     if (!cluster) return fail(req, res, 404);
     res.json(cluster);
   });
-  app.get('/api/v1/groups', (req, res) => {
-    res.json(applyListQuery(estate.groups, req.query));
-  });
-  app.get('/api/v1/vms', (req, res) => {
-    res.json(applyListQuery(estate.vms, req.query));
-  });
+  app.get('/api/v1/groups', (req, res) => list(estate.groups, req, res));
+  app.get('/api/v1/vms', (req, res) => list(estate.vms, req, res));
 
   app.use((req: Request, res: Response) => fail(req, res, 404));
   return app;

@@ -9,11 +9,24 @@ export type QueryValue = string | string[] | undefined;
 
 const RESERVED = new Set(['sort', 'fields']);
 
-export function applyListQuery(rows: readonly Row[], query: Record<string, unknown>): Row[] {
+/** A `fields=` name the records do not have, which the real plugin answers with 400. */
+export class UnknownFieldError extends Error {}
+
+/**
+ * Filters, sorts and projects `rows`. With `strictFields` (the real plugin) a
+ * `fields=` name that no record carries is an UnknownFieldError; an empty
+ * list has nothing to check names against and accepts any.
+ */
+export function applyListQuery(rows: readonly Row[], query: Record<string, unknown>, strictFields = false): Row[] {
+  const fields = listOf(query.fields);
+  if (strictFields && rows.length > 0) {
+    const known = new Set(rows.flatMap((row) => Object.keys(row)));
+    const unknown = fields.filter((field) => !known.has(field));
+    if (unknown.length > 0) throw new UnknownFieldError(`Unknown field(s) in fields: ${unknown.join(', ')}`);
+  }
   let result: Row[] = filterRows(rows, query);
   const sort = listOf(query.sort);
   if (sort.length > 0) result = sortRows(result, sort);
-  const fields = listOf(query.fields);
   if (fields.length > 0) result = result.map((row) => project(row, fields));
   return result;
 }

@@ -2,10 +2,14 @@ import express from 'express';
 import type { Express, NextFunction, Request, Response, Router } from 'express';
 import http from 'node:http';
 import type { SimContext } from '../core/context';
+import type { ApiSpelling } from '../types';
 import { AUTH_HEADER, TokenStore, credentialsMatch } from './auth';
 import type { StorageEstate, StorageSystem, Tier } from './model';
 import { TIERS } from './model';
-import { QueryError, filterPredicate, pageRequest, slicePage, sortKeys, sortRows } from './query';
+import { QueryError, filterPredicate, pageRequest, slicePage, sortKeys, sortRows, type PageRequest } from './query';
+
+/** The real appliance and center answer 400 to a larger `size`. */
+export const PRODUCT_MAX_PAGE_SIZE = 200;
 
 /**
  * The storage error body. The seed does not show one; the simulator answers
@@ -16,18 +20,43 @@ export function storageErrorBody(status: number, _req?: Request, details?: strin
 }
 
 /** A management center: lists every system; SYSTEM-ID 0 is an Invalid System ID error. */
-export function createStorageCenterApp(estate: StorageEstate, ctx: SimContext): Express {
-  return createStorageApp(estate, ctx, { kind: 'center' });
+export function createStorageCenterApp(estate: StorageEstate, ctx: SimContext, spelling: ApiSpelling = 'seed'): Express {
+  return createStorageApp(estate, ctx, { kind: 'center' }, spelling);
 }
 
 /** One stand-alone appliance (estate.systems[systemIndex]): SYSTEM-ID 0 and its own id address it. */
-export function createStorageApplianceApp(estate: StorageEstate, systemIndex: number, ctx: SimContext): Express {
+export function createStorageApplianceApp(estate: StorageEstate, systemIndex: number, ctx: SimContext, spelling: ApiSpelling = 'seed'): Express {
   const system = estate.systems[systemIndex];
   if (!system) throw new RangeError(`no storage system #${systemIndex} (the estate has ${estate.systems.length})`);
-  return createStorageApp(estate, ctx, { kind: 'appliance', systemId: system.id });
+  return createStorageApp(estate, ctx, { kind: 'appliance', systemId: system.id }, spelling);
 }
 
 type Variant = { kind: 'center' } | { kind: 'appliance'; systemId: string };
+
+/**
+ * What differs between the spellings: the systems collection, the page size
+ * limit, and where a capacity sample carries its figures.
+ */
+interface Spelled {
+  spelling: ApiSpelling;
+  /** `/store-systems` or `/dd-systems` */
+  systems: string;
+  page(query: Record<string, unknown>): PageRequest;
+}
+
+function spelled(spelling: ApiSpelling): Spelled {
+  return {
+    spelling,
+    systems: spelling === 'product' ? '/dd-systems' : '/store-systems',
+    page(query) {
+      const request = pageRequest(query);
+      if (spelling === 'product' && request.size > PRODUCT_MAX_PAGE_SIZE) {
+        throw new QueryError(`Invalid value for size: ${request.size} (at most ${PRODUCT_MAX_PAGE_SIZE})`);
+      }
+      return request;
+    },
+  };
+}
 
 interface Locals {
   system: Readonly<StorageSystem>;
@@ -36,10 +65,11 @@ interface Locals {
 /**
  * Both variants serve the same resources under `/rest/vX.Y/...` and
  * `/api/vN/...` (any version number: the simulator does not tie resources to
- * versions). JSON only: an Accept header that excludes JSON gets 406, an XML
- * request body 415.
+ * versions), in one spelling: the other one's paths are 404 Resource not
+ * found, as on the real products. JSON only: an Accept header that excludes
+ * JSON gets 406, an XML request body 415.
  */
-function createStorageApp(estate: StorageEstate, ctx: SimContext, variant: Variant): Express {
+function createStorageApp(estate: StorageEstate, ctx: SimContext, variant: Variant, spelling: ApiSpelling): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
@@ -58,7 +88,7 @@ function createStorageApp(estate: StorageEstate, ctx: SimContext, variant: Varia
 
   const api = express.Router({ mergeParams: true });
   mountAuth(api, ctx, tokens);
-  mountResources(api, estate, variant);
+  mountResources(api, estate, variant, spelled(spelling));
 
   const checkVersion = (req: Request, res: Response, next: NextFunction) => {
     if (/^v\d+(\.\d+)?$/.test(String(req.params.version))) return next();
@@ -102,7 +132,8 @@ function mountAuth(api: Router, ctx: SimContext, tokens: TokenStore): void {
   });
 }
 
-function mountResources(api: Router, estate: StorageEstate, variant: Variant): void {
+function mountResources(api: Router, estate: StorageEstate, variant: Variant, spelling: Spelled): void {
+  const systems = spelling.systems;
   const system = (res: Response) => (res.locals as Locals).system;
   const encodedId = (res: Response) => encodeURIComponent(system(res).id);
 
@@ -110,7 +141,7 @@ function mountResources(api: Router, estate: StorageEstate, variant: Variant): v
     res.json(variant.kind === 'center' ? centerSystemBody(estate) : applianceSystemBody(estate, variant.systemId));
   });
 
-  api.get('/store-systems', (req, res) => {
+  api.get(systems, (req, res) => {
     const listed = variant.kind === 'center' ? estate.systems : estate.systems.filter((s) => s.id === variant.systemId);
     const rows = listed.map((s) => ({
       id: s.id,
@@ -120,12 +151,12 @@ function mountResources(api: Router, estate: StorageEstate, variant: Variant): v
       serialno: s.serialno,
       connection_status: s.reachable ? 'connected' : 'disconnected',
     }));
-    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), pageRequest(req.query));
+    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), spelling.page(req.query));
     res.json({ system: items, paging_info });
   });
 
-  // Resolves SYSTEM-ID (URL-decoded by express) for everything below /store-systems/{id}.
-  api.use('/store-systems/:systemId', (req: Request, res: Response, next: NextFunction) => {
+  // Resolves SYSTEM-ID (URL-decoded by express) for everything below /store-systems/{id} (or dd-systems).
+  api.use(`${systems}/:systemId`, (req: Request, res: Response, next: NextFunction) => {
     const id = String(req.params.systemId);
     let resolved: Readonly<StorageSystem> | undefined;
     if (variant.kind === 'center') {
@@ -146,33 +177,34 @@ function mountResources(api: Router, estate: StorageEstate, variant: Variant): v
     res.json({ details: 'success', code: 0, link: children(req, res).map(([rel, path]) => ({ rel, href: `${base}${path}` })) });
   };
   api.get(
-    '/store-systems/:systemId',
+    `${systems}/:systemId`,
     link((_req, res) => {
-      const self = `/store-systems/${encodedId(res)}`;
-      return [['parent', '/store-systems'], ...['alerts', 'mtrees', 'mtree-replications', 'protocols', 'stats', 'users'].map((c): [string, string] => [c, `${self}/${c}`])];
+      const self = `${systems}/${encodedId(res)}`;
+      return [['parent', systems], ...['alerts', 'mtrees', 'mtree-replications', 'protocols', 'stats', 'users'].map((c): [string, string] => [c, `${self}/${c}`])];
     }),
   );
   api.get(
-    '/store-systems/:systemId/protocols',
+    `${systems}/:systemId/protocols`,
     link((_req, res) => {
-      const self = `/store-systems/${encodedId(res)}`;
+      const self = `${systems}/${encodedId(res)}`;
       return [['parent', self], ...['vdisk', 'nfs', 'boost', 'cifs'].map((c): [string, string] => [c, `${self}/protocols/${c}`])];
     }),
   );
   api.get(
-    '/store-systems/:systemId/stats',
+    `${systems}/:systemId/stats`,
     link((_req, res) => {
-      const self = `/store-systems/${encodedId(res)}`;
+      const self = `${systems}/${encodedId(res)}`;
       return [['parent', self], ['capacity', `${self}/stats/capacity`]];
     }),
   );
 
-  api.get('/store-systems/:systemId/stats/capacity', (req, res) => {
+  api.get(`${systems}/:systemId/stats/capacity`, (req, res) => {
+    if (spelling.spelling === 'product') return productCapacity(req, res);
     const tier = tierParam(req.query.tier);
     const tiers = tier ? [tier] : TIERS;
     const keys = sortKeys(req.query);
     const systemId = system(res).id;
-    const page = pageRequest(req.query);
+    const page = spelling.page(req.query);
     const epochs = estate.sampleEpochs();
     let samples;
     if (keys.length === 0 || (keys.length === 1 && keys[0]?.field === 'collection_epoch')) {
@@ -188,25 +220,46 @@ function mountResources(api: Router, estate: StorageEstate, variant: Variant): v
     res.json({ stats_capacity: samples.items, paging_info: samples.paging_info });
   });
 
-  api.get('/store-systems/:systemId/alerts', (req, res) => {
+  /**
+   * The real products' samples: one per collection, its figures only in
+   * `tier_capacity_usage[]` (every tier, whatever `tier=` asks), nothing at
+   * the top level but collection_epoch.
+   */
+  const productCapacity = (req: Request, res: Response) => {
+    tierParam(req.query.tier);
+    const keys = sortKeys(req.query);
+    const systemId = system(res).id;
+    const epochs = sortRows(estate.sampleEpochs().map((epoch) => ({ collection_epoch: epoch })), keys);
+    const { items, paging_info } = slicePage(epochs, spelling.page(req.query));
+    const stats_capacity = items.map(({ collection_epoch }) => ({
+      collection_epoch,
+      tier_capacity_usage: TIERS.map((tier) => {
+        const sample = estate.capacityAt(systemId, tier, collection_epoch);
+        return { tier, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
+      }),
+    }));
+    res.json({ stats_capacity, paging_info });
+  };
+
+  api.get(`${systems}/:systemId/alerts`, (req, res) => {
     const rows = estate.alerts(system(res).id).map((a) => ({ ...a }));
-    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), pageRequest(req.query));
+    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), spelling.page(req.query));
     res.json({ alert_list: items, paging_info });
   });
 
-  api.get('/store-systems/:systemId/mtrees', (req, res) => {
+  api.get(`${systems}/:systemId/mtrees`, (req, res) => {
     const rows = estate.mtrees(system(res).id).map((t) => ({ id: t.id, name: t.name, tenant_unit: null, del_status: 'available' }));
-    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), pageRequest(req.query));
+    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), spelling.page(req.query));
     res.json({ mtree: items, paging_info });
   });
 
   const findMtree = (req: Request, res: Response) => estate.mtrees(system(res).id).find((t) => t.id === String(req.params.mtreeId));
-  api.get('/store-systems/:systemId/mtrees/:mtreeId', (req, res) => {
+  api.get(`${systems}/:systemId/mtrees/:mtreeId`, (req, res) => {
     const mtree = findMtree(req, res);
     if (!mtree) return fail(res, 404, 'MTree not found');
     res.json({ id: mtree.id, name: mtree.name, tenant_unit: null, del_status: 'available' });
   });
-  api.get('/store-systems/:systemId/mtrees/:mtreeId/stats/capacity', (req, res) => {
+  api.get(`${systems}/:systemId/mtrees/:mtreeId/stats/capacity`, (req, res) => {
     const mtree = findMtree(req, res);
     if (!mtree) return fail(res, 404, 'MTree not found');
     const systemId = system(res).id;
@@ -219,13 +272,13 @@ function mountResources(api: Router, estate: StorageEstate, variant: Variant): v
         compression_factor: c?.compression_factor ?? 0,
       };
     });
-    const { items, paging_info } = slicePage(sortRows(rows, sortKeys(req.query)), pageRequest(req.query));
+    const { items, paging_info } = slicePage(sortRows(rows, sortKeys(req.query)), spelling.page(req.query));
     res.json({ stats_capacity: items, paging_info });
   });
 
-  api.get('/store-systems/:systemId/mtree-replications', (req, res) => {
+  api.get(`${systems}/:systemId/mtree-replications`, (req, res) => {
     const rows = estate.contexts(system(res).id).map((c) => ({ ...c, throttle_rate: 'unlimited' }));
-    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), pageRequest(req.query));
+    const { items, paging_info } = slicePage(sortRows(rows.filter(filterPredicate(req.query)), sortKeys(req.query)), spelling.page(req.query));
     res.json({ contexts: items, paging_info });
   });
 }

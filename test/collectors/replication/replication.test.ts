@@ -1,5 +1,6 @@
 import { startSimulator, type RunningSimulator } from '../../../src/simulator';
-import type { ReplicationClient } from '../../../src/clients/replication/client';
+import pino from 'pino';
+import { ReplicationClient } from '../../../src/clients/replication/client';
 import type { TargetConfig } from '../../../src/config/load';
 import { clustersCollector } from '../../../src/collectors/replication/clusters';
 import { groupsCollector } from '../../../src/collectors/replication/groups';
@@ -11,13 +12,14 @@ import { clientFor, expectWellFormed, runCollector, samplesNamed, simulatorTarge
 const SIZE = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 80, replicationClusters: 4, storageSystems: 1 };
 const MIB = 1024 * 1024;
 
-describe('replication collectors against the simulated plugin', () => {
+describe.each(['seed', 'product'] as const)('replication collectors against the simulated plugin, %s spelling', (spelling) => {
+  const otherClusters = spelling === 'seed' ? /^\/api\/v1\/rp-clusters/ : /^\/api\/v1\/rep-clusters?(\/|$)/;
   let sim: RunningSimulator;
   let target: TargetConfig;
   let client: ReplicationClient;
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 7, size: SIZE, startTime: new Date('2026-02-10T12:00:00Z') });
+    sim = await startSimulator({ seed: 7, size: SIZE, startTime: new Date('2026-02-10T12:00:00Z'), apiSpelling: spelling });
     target = simulatorTarget(sim, 'replication', { maxAttempts: 2 });
     client = clientFor(target as TargetConfig & { kind: 'replication' });
   });
@@ -128,8 +130,63 @@ describe('replication collectors against the simulated plugin', () => {
   });
 
   it('rides out a 429 with Retry-After', async () => {
-    sim.faults.add({ api: 'replication', path: '/api/v1/rep-clusters', times: 1, fault: { kind: 'status', status: 429, retryAfterSeconds: 0 } });
+    sim.faults.add({ api: 'replication', path: /^\/api\/v1\/(rep|rp)-clusters$/, times: 1, fault: { kind: 'status', status: 429, retryAfterSeconds: 0 } });
     const result = await run(clustersCollector);
     expect(samplesNamed(result, 'dataprotect_replication_cluster_connected')).toHaveLength(sim.estate.replication.clusters.length);
+  });
+  describe('spelling', () => {
+    const fresh = (overrides: Record<string, unknown> = {}) => {
+      const lines: string[] = [];
+      const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(line) });
+      const spelled = simulatorTarget(sim, 'replication', { maxAttempts: 1, ...overrides });
+      return { lines, on: { target: spelled, client: new ReplicationClient(spelled, { logger }) } };
+    };
+
+    it('finds the spelling at first contact (a VM list first), remembers it and logs it once', async () => {
+      const { lines, on } = fresh();
+      try {
+        sim.stats.reset();
+        for (let round = 0; round < 2; round++) {
+          for (const collector of [vmsCollector, clustersCollector, groupsCollector]) await runCollector(collector as never, on);
+        }
+        expect(on.client.apiSpelling).toBe(spelling);
+        // The seed spelling is tried first: a product plugin sees one probe of it, a seed plugin none of the other.
+        expect(sim.stats.count('replication', otherClusters)).toBe(spelling === 'product' ? 1 : 0);
+        const found = lines.map((line) => JSON.parse(line) as { msg: string; spelling?: string }).filter((entry) => entry.spelling !== undefined);
+        expect(found.map((entry) => entry.msg)).toEqual([`replication API spelling detected: ${spelling}`]);
+      } finally {
+        await on.client.close();
+      }
+    });
+
+    it('reads one cluster by id at the path of the spelling it found', async () => {
+      const { on } = fresh();
+      try {
+        const cluster = sim.estate.replication.clusters[0]!;
+        await expect(on.client.cluster(cluster.id)).resolves.toMatchObject({ id: cluster.id, name: cluster.name, isRegistered: cluster.isRegistered });
+        expect(on.client.apiSpelling).toBe(spelling);
+      } finally {
+        await on.client.close();
+      }
+    });
+
+    it('asks only the configured spelling, and fails with the plugin\'s answer when it is the wrong one', async () => {
+      const right = fresh({ apiSpelling: spelling }).on;
+      const wrong = fresh({ apiSpelling: spelling === 'seed' ? 'product' : 'seed' }).on;
+      try {
+        sim.stats.reset();
+        const result = await runCollector(vmsCollector, right);
+        expect(samplesNamed(result, 'dataprotect_replication_vm_info')).toHaveLength(sim.estate.replication.vms.length);
+        await runCollector(clustersCollector, right);
+        expect(sim.stats.count('replication', otherClusters)).toBe(0);
+        // a product plugin refuses the seed's field names (400), a seed plugin knows no /rp-clusters (404)
+        await expect(runCollector(spelling === 'product' ? vmsCollector : clustersCollector, wrong)).rejects.toMatchObject({
+          kind: 'status',
+          status: spelling === 'product' ? 400 : 404,
+        });
+      } finally {
+        await Promise.all([right.client.close(), wrong.client.close()]);
+      }
+    });
   });
 });

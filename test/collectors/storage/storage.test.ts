@@ -23,7 +23,8 @@ const CAPACITY_METRICS = {
 } as const;
 type Sample = ReturnType<RunningSimulator['estate']['storage']['newestCapacity']>;
 
-describe('storage collectors against the simulated management center and appliance', () => {
+describe.each(['seed', 'product'] as const)('storage collectors against the simulated management center and appliance, %s spelling', (spelling) => {
+  const otherSpelling = spelling === 'seed' ? /\/dd-systems/ : /\/store-systems/;
   let sim: RunningSimulator;
   let clients: StorageClient[];
   let center: { target: TargetConfig; client: StorageClient };
@@ -41,7 +42,7 @@ describe('storage collectors against the simulated management center and applian
 
 
   beforeAll(async () => {
-    sim = await startSimulator({ seed: 31, size: SIZE, startTime: new Date('2026-06-15T09:40:00Z'), tokenTtlSeconds: TOKEN_TTL_SECONDS });
+    sim = await startSimulator({ seed: 31, size: SIZE, startTime: new Date('2026-06-15T09:40:00Z'), tokenTtlSeconds: TOKEN_TTL_SECONDS, apiSpelling: spelling });
   });
   afterAll(async () => {
     await sim.close();
@@ -51,6 +52,7 @@ describe('storage collectors against the simulated management center and applian
     sim.faults.clear();
     center = connect();
     appliance = connect({ url: sim.urls.storageAppliance });
+    sim.stats.reset();
   });
   afterEach(async () => {
     await Promise.all(clients.map((c) => c.close()));
@@ -182,6 +184,45 @@ describe('storage collectors against the simulated management center and applian
       } finally {
         sim.estate.storage.setContextSyncEpoch(system.id, 1, undefined);
         sim.estate.storage.setContextState(system.id, 1, 'NORMAL');
+      }
+    });
+  });
+
+  describe('spelling', () => {
+    const runAll = async (on: { target: TargetConfig; client: StorageClient }) => {
+      for (const collector of STORAGE_COLLECTORS) await run(collector, on);
+    };
+
+    it('finds the spelling at first contact and remembers it: one probe of the other spelling per target', async () => {
+      for (const on of [center, appliance]) {
+        expect(on.client.apiSpelling).toBeUndefined();
+        await runAll(on);
+        expect(on.client.apiSpelling).toBe(spelling);
+        await runAll(on);
+      }
+      // The seed spelling is tried first, so only a product server sees a probe: the system list's, once per target.
+      expect(sim.stats.count('storage', otherSpelling)).toBe(spelling === 'product' ? 2 : 0);
+    });
+
+    it('asks only the configured spelling, and fails with the 404 when it is the wrong one', async () => {
+      const right = connect({ apiSpelling: spelling });
+      await runAll(right);
+      expect(sim.stats.count('storage', otherSpelling)).toBe(0);
+      const wrong = connect({ url: sim.urls.storageAppliance, storageMode: 'appliance', apiSpelling: spelling === 'seed' ? 'product' : 'seed' });
+      await expect(run(alertsCollector, wrong)).rejects.toMatchObject({ kind: 'status', status: 404 });
+      expect(wrong.client.apiSpelling).not.toBe(spelling);
+    });
+
+    it('reads lists longer than a page in pages of at most 200 (the product answers 400 past that)', async () => {
+      const system = systems()[1]!;
+      const raised = Array.from({ length: 450 }, () => sim.estate.storage.addAlert(system.id, { severity: 'WARNING', class: 'Flood' }));
+      try {
+        const result = await run(alertsCollector);
+        expect(valueOf(result, 'dataprotect_storage_alerts', { system_id: system.id, severity: 'WARNING', class: 'Flood' })).toBe(450);
+        expect(center.target.pageSize).toBe(1000);
+        expect(sim.stats.count('storage', `/${spelling === 'seed' ? 'store' : 'dd'}-systems/${encodeURIComponent(system.id)}/alerts`)).toBeGreaterThanOrEqual(3);
+      } finally {
+        for (const alert of raised) sim.estate.storage.clearAlert(system.id, alert.id);
       }
     });
   });

@@ -1,0 +1,70 @@
+/**
+ * The two spellings of the storage and replication APIs: the seeds' (our
+ * contract, the simulator's default) and the real products' (`dd-systems`,
+ * `rp-clusters`, `rpClusterName` ...). A target either names its spelling or
+ * leaves it to the first contact (`apiSpelling: auto`).
+ */
+import type { Logger } from 'pino';
+import { ApiError } from './errors';
+
+export type ApiSpelling = 'seed' | 'product';
+
+/**
+ * Which spelling one target speaks, remembered for the client's life.
+ *
+ * Configured: that spelling, never a probe. Auto: the first request of a
+ * spelled path family is tried in the seed spelling and, when answered 404,
+ * in the product spelling; the first answer that is not a 404 fixes the
+ * spelling (logged once). Other failures (5xx, timeouts) fix nothing, so a
+ * target that is down at its first contact is probed again at the next.
+ */
+export class SpellingResolver {
+  private found: ApiSpelling | undefined;
+
+  constructor(
+    configured: ApiSpelling | 'auto' | undefined,
+    private readonly api: string,
+    private readonly logger: Logger,
+  ) {
+    this.found = configured === 'auto' ? undefined : configured;
+  }
+
+  /** The spelling when known (configured or detected), else undefined. */
+  get known(): ApiSpelling | undefined {
+    return this.found;
+  }
+
+  /** Runs `attempt` in the known spelling, or finds the spelling with it (see the class). */
+  async resolve<T>(attempt: (spelling: ApiSpelling) => Promise<T>): Promise<T> {
+    const known = this.found;
+    if (known) return attempt(known);
+    let seedNotFound: ApiError;
+    try {
+      const value = await attempt('seed');
+      this.settle('seed');
+      return value;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      seedNotFound = error;
+    }
+    try {
+      const value = await attempt('product');
+      this.settle('product');
+      return value;
+    } catch (error) {
+      if (!isNotFound(error)) throw error;
+      // Named by the seed's path, the contract's, and saying both were asked: a wrong URL looks like this.
+      throw new ApiError('status', seedNotFound.endpoint, `HTTP 404, and 404 in the product spelling too (${error.endpoint})`, 404, { cause: error });
+    }
+  }
+
+  private settle(spelling: ApiSpelling): void {
+    if (this.found !== undefined) return;
+    this.found = spelling;
+    this.logger.info({ api: this.api, spelling }, `${this.api} API spelling detected: ${spelling}`);
+  }
+}
+
+function isNotFound(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.kind === 'status' && error.status === 404;
+}
