@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from './config/load';
 import { createClient } from './clients';
 import type { RequestObserver } from './clients/http';
+import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
 import { SnapshotStore } from './snapshot/store';
 import { CollectorJob, type RunResult, type TargetRuntime } from './scheduler/job';
@@ -37,6 +38,8 @@ function sourceFingerprintOf(target: TargetConfig): string {
  */
 export class ExporterRuntime {
   readonly store = new SnapshotStore();
+  /** bytes of response bodies buffered at once, across every target */
+  readonly responseBudget: ResponseBudget;
   private readonly scheduler: Scheduler;
   private readonly targets = new Map<string, ActiveTarget>();
   private scheduling = false;
@@ -49,9 +52,12 @@ export class ExporterRuntime {
       now?: () => Date;
       /** the collectors of a kind (tests substitute their own) */
       collectorsFor?: typeof collectorsFor;
+      /** the response budget (tests observe it); by default one of collection.maxBufferedResponseBytes */
+      responseBudget?: ResponseBudget;
     },
   ) {
     this.scheduler = new Scheduler(deps.logger);
+    this.responseBudget = deps.responseBudget ?? new ResponseBudget(config.collection.maxBufferedResponseBytes);
     for (const target of this.ownedTargets(config)) this.addTarget(target);
   }
 
@@ -78,7 +84,7 @@ export class ExporterRuntime {
     const logger = this.deps.logger.child({ target: target.name });
     const runtime: TargetRuntime = {
       config: target,
-      client: createClient(target, { logger, ...(this.deps.observer ? { observer: this.deps.observer } : {}) }),
+      client: createClient(target, { logger, responseBudget: this.responseBudget, ...(this.deps.observer ? { observer: this.deps.observer } : {}) }),
       shared: new Map(),
     };
     return this.activate(runtime, new Map());
@@ -162,6 +168,7 @@ export class ExporterRuntime {
     next: ExporterConfig,
   ): Promise<{ added: string[]; removed: string[]; restarted: string[]; rescheduled: string[] }> {
     this.config = next;
+    this.responseBudget.limitBytes = next.collection.maxBufferedResponseBytes;
     const wanted = new Map(this.ownedTargets(next).map((target) => [target.name, target]));
     const added: string[] = [];
     const removed: string[] = [];

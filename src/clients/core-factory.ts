@@ -1,11 +1,14 @@
 import type { Logger } from 'pino';
 import type { TargetConfig } from '../config/load';
 import { HttpCore, type HttpCoreOptions, type RequestObserver } from './http';
+import type { ResponseBudget } from './response-budget';
 
 /** What every API client needs besides its target's configuration. */
 export interface ClientDeps {
   logger: Logger;
   observer?: RequestObserver;
+  /** the process-wide bound on buffered response bytes, shared by every target's client */
+  responseBudget?: ResponseBudget;
   /** retry pacing overrides (tests use short backoffs) */
   http?: Pick<HttpCoreOptions, 'backoffBaseMs' | 'maxRetryWaitMs'>;
 }
@@ -19,7 +22,9 @@ export function httpCoreFor(target: TargetConfig, deps: ClientDeps): HttpCore {
     requestTimeoutMs: target.requestTimeout,
     maxConcurrency: target.maxConcurrency,
     maxAttempts: target.maxAttempts,
+    maxResponseBytes: target.maxResponseBytes,
     ...(deps.observer ? { observer: deps.observer } : {}),
+    ...(deps.responseBudget ? { responseBudget: deps.responseBudget } : {}),
     logger: deps.logger,
     ...deps.http,
   });

@@ -3,6 +3,8 @@ import type { Dispatcher } from 'undici';
 import { INVALID_SPAN_CONTEXT, ProxyTracerProvider, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ApiError } from './errors';
+import type { ResponseBudget } from './response-budget';
+import { formatBytes } from '../util/bytes';
 import { sleep } from '../util/sleep';
 
 /** Receives one event per HTTP attempt; the exporter turns them into dataprotect_api_* metrics. */
@@ -23,8 +25,10 @@ export interface HttpCoreOptions {
   maxRetryWaitMs?: number;
   /** first backoff step; doubles each attempt, with full jitter */
   backoffBaseMs?: number;
-  /** largest response body read; a larger one is a `protocol` error, not an exhausted heap (default 256 MiB) */
-  maxResponseBytes?: number;
+  /** largest response body read; a larger one is a `protocol` error, not an exhausted heap */
+  maxResponseBytes: number;
+  /** the bytes of response bodies buffered at once across all targets */
+  responseBudget?: ResponseBudget;
   observer?: RequestObserver;
   logger?: Logger;
 }
@@ -134,10 +138,12 @@ export class HttpCore {
         failure = error as ApiError;
         if (failure.kind === 'aborted') throw failure;
       }
+      // A body refused for its size is no passing fault: asking again would read it again.
+      const transientFailure = failure !== undefined && (failure.kind === 'network' || failure.kind === 'timeout');
       const retriable =
         request.idempotent === false
           ? response !== undefined && REFUSED_STATUS.has(response.status)
-          : failure !== undefined || (response !== undefined && RETRIABLE_STATUS.has(response.status));
+          : transientFailure || (response !== undefined && RETRIABLE_STATUS.has(response.status));
       if (!retriable || attempt >= maxAttempts) {
         if (failure) throw failure;
         return response as HttpResponse;
@@ -219,35 +225,50 @@ export class HttpCore {
     }
   }
 
-  /** The body as text, refusing one larger than maxResponseBytes (announced or actual) before it fills the heap. */
+  /**
+   * The body as text, refusing one larger than maxResponseBytes (announced or
+   * actual) and one the process-wide response budget takes back, before either
+   * fills the memory.
+   */
   private async readBody(response: Dispatcher.ResponseData, endpoint: string): Promise<string> {
-    const limit = this.options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-    const tooLarge = (): ApiError => new ApiError('protocol', endpoint, `response body larger than ${limit} bytes`, response.statusCode);
+    const limit = this.options.maxResponseBytes;
+    const budget = this.options.responseBudget;
+    const refusal = (reason: string): ApiError => new ApiError('protocol', endpoint, reason, response.statusCode);
+    const tooLarge = (): ApiError => refusal(`response body larger than ${formatBytes(limit)} (maxResponseBytes)`);
     if (Number(response.headers['content-length'] ?? 0) > limit) {
       response.body.destroy();
       throw tooLarge();
     }
-    // Event listeners rather than `for await`: the async iterator costs a promise and a few
-    // objects per chunk, on every one of the 10,000+ bodies of a cold round on a large estate.
     const body = response.body;
     return new Promise<string>((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
+      let settled = false;
+      const settle = (error?: unknown, text?: string): void => {
+        if (settled) return;
+        settled = true;
+        budgeted?.release();
+        if (error === undefined) return resolve(text as string);
+        body.destroy();
+        reject(error);
+      };
+      const refusedByBudget = (): void =>
+        settle(refusal(`response body stopped at ${formatBytes(size)}, the largest of the bodies filling the ${formatBytes(budget?.limitBytes ?? 0)} buffered across all targets (maxBufferedResponseBytes)`));
+      const budgeted = budget?.open(refusedByBudget);
+      // Event listeners rather than `for await`: no promise per chunk.
       body.on('data', (chunk: Buffer) => {
+        if (settled) return;
+        if (size + chunk.length > limit) return settle(tooLarge());
+        if (budgeted && !budgeted.take(chunk.length)) return refusedByBudget();
         size += chunk.length;
-        if (size > limit) {
-          body.destroy();
-          reject(tooLarge());
-          return;
-        }
         chunks.push(chunk);
       });
       body.once('end', () => {
         // A body of one chunk is decoded as it is, without the copy of a concatenation.
         const whole = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, size);
-        resolve(whole.toString('utf8'));
+        settle(undefined, whole.toString('utf8'));
       });
-      body.once('error', reject);
+      body.once('error', (error) => settle(error));
     });
   }
 
@@ -255,8 +276,6 @@ export class HttpCore {
     await this.pool.close().catch(() => this.pool.destroy());
   }
 }
-
-const DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024;
 
 /** Retry-After as delay-seconds or an HTTP date, in milliseconds. */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import cron from 'node-cron';
+import { parseBytes } from '../util/bytes';
 import { parseDuration } from '../util/duration';
 import { Secret } from '../util/secret';
 
@@ -17,6 +18,33 @@ const duration = z
   });
 
 const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero');
+
+/** A byte size given as a number of bytes or a string like "64MiB", "512KiB", "100MB"; parsed to bytes. */
+const byteSize = z
+  .union([z.number(), z.string()])
+  .transform((value, ctx) => {
+    const bytes = parseBytes(value);
+    if (bytes === undefined || bytes === 0) {
+      ctx.addIssue({ code: 'custom', message: `"${value}" is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)` });
+      return z.NEVER;
+    }
+    return bytes;
+  });
+
+/**
+ * The largest legitimate answers, measured on the simulator's large estate, are
+ * a 10,000-item page of assets (13 MB) and the replication plugin's whole VM
+ * list (5 MB at 5,000 VMs, so 25 MB at the 25,000 VMs of a 50,000-asset
+ * estate): 64 MiB leaves them 2.5 times the room.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 ** 2;
+/**
+ * Bytes of response bodies buffered at once across all targets: a few large
+ * pages of every target at once, and with the shipped 320 MB heap cap it
+ * keeps the process inside a 512 MiB memory limit when every upstream streams
+ * a body that never ends.
+ */
+export const DEFAULT_MAX_BUFFERED_RESPONSE_BYTES = 96 * 1024 ** 2;
 
 const cronExpression = z.string().superRefine((expr, ctx) => {
   if (!cron.validate(expr)) ctx.addIssue({ code: 'custom', message: `"${expr}" is not a valid cron expression` });
@@ -58,6 +86,8 @@ const targetSettings = z
     maxConcurrency: z.number().int().min(1).max(64).default(4),
     /** attempts per request on 429, 503 and network errors (1 = no retry) */
     maxAttempts: z.number().int().min(1).max(10).default(4),
+    /** largest response body read from this target; a larger one fails the request */
+    maxResponseBytes: byteSize.default(DEFAULT_MAX_RESPONSE_BYTES),
     /** page size for paged listings (the management service accepts up to 10000; storage requests ask at most 200) */
     pageSize: z.number().int().min(1).max(10_000).default(1000),
     /** storage targets: a single appliance (SYSTEM-ID 0) or a management center (systems discovered) */
@@ -150,6 +180,8 @@ const collectionSettings = z
     copiesFullRescanPeriod: positiveDuration.default(24 * 3_600_000),
     /** per-asset series: all assets, only protected ones, or none (aggregates only) */
     perAssetSeries: z.enum(['all', 'protected', 'none']).default('all'),
+    /** response bytes buffered at once across all targets; past it the largest body in flight is refused */
+    maxBufferedResponseBytes: byteSize.default(DEFAULT_MAX_BUFFERED_RESPONSE_BYTES),
   })
   .strict();
 

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { HttpCore, type HttpCoreOptions } from '../../src/clients/http';
 import type { ApiError } from '../../src/clients/errors';
+import { ResponseBudget, type BudgetedBody } from '../../src/clients/response-budget';
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -44,6 +45,7 @@ function core(options: Partial<HttpCoreOptions> = {}) {
     maxConcurrency: 2,
     maxAttempts: 3,
     backoffBaseMs: 5,
+    maxResponseBytes: 1024 * 1024,
     observer: { onRequest: (event) => events.push({ code: event.code, endpoint: event.endpoint }) },
     ...options,
   });
@@ -125,7 +127,8 @@ describe('HttpCore', () => {
   it('refuses a body above the size limit, announced or streamed, as a protocol error', async () => {
     const { http } = core({ maxResponseBytes: 1000 });
     start(json(200, { data: 'x'.repeat(2000) }));
-    await expect(http.request(get)).rejects.toMatchObject({ kind: 'protocol', message: '/api/x/{id}: response body larger than 1000 bytes' });
+    await expect(http.request(get)).rejects.toMatchObject({ kind: 'protocol', message: '/api/x/{id}: response body larger than 1000 B (maxResponseBytes)' });
+    expect(received).toBe(1); // not asked again: the same body would come back
     start((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no content-length
       res.write('['.padEnd(600, ' '));
@@ -136,4 +139,61 @@ describe('HttpCore', () => {
     expect((await http.request(get)).text).toBe('{"data":"small"}');
     await http.close();
   });
+
+  it('bounds the bytes of bodies that never end across clients, refusing each once and freeing every byte', async () => {
+    start(endless);
+    const budget = new PeakBudget(256 * 1024);
+    const clients = [0, 1, 2].map(() => core({ maxResponseBytes: 1024 * 1024, maxConcurrency: 4, responseBudget: budget }).http);
+    const requests = clients.flatMap((http) => [0, 1, 2, 3].map(() => http.request(get).then(() => undefined, (e: unknown) => e as ApiError)));
+    const errors = await Promise.all(requests);
+    for (const error of errors) {
+      expect(error).toMatchObject({ kind: 'protocol' });
+      expect(error?.message).toMatch(/^\/api\/x\/\{id\}: response body (stopped at .* buffered across all targets \(maxBufferedResponseBytes\)|larger than 1 MiB)/);
+    }
+    expect(errors.some((error) => error?.message.includes('maxBufferedResponseBytes'))).toBe(true);
+    expect(received).toBe(12); // each refused once, never asked again
+    expect(budget.peak).toBeLessThanOrEqual(256 * 1024);
+    expect(budget.usedBytes).toBe(0);
+    await Promise.all(clients.map((http) => http.close()));
+  });
+
+  it('reads legitimate bodies whole while an endless one fills the budget', async () => {
+    start((req, res) => (req.url?.includes('endless') ? endless(req, res) : json(200, { items: 'y'.repeat(50 * 1024) })(req, res)));
+    const budget = new PeakBudget(256 * 1024);
+    const hostile = core({ maxResponseBytes: 1024 * 1024, responseBudget: budget }).http;
+    const healthy = core({ maxResponseBytes: 1024 * 1024, responseBudget: budget }).http;
+    const [refused, ...pages] = await Promise.all([
+      hostile.request({ ...get, path: '/api/x/endless' }).catch((e: unknown) => e as ApiError),
+      healthy.request(get),
+      healthy.request(get),
+    ]);
+    expect((refused as ApiError).message).toContain('maxBufferedResponseBytes');
+    expect(pages.map((response) => (response as { text: string }).text.length)).toEqual([51_212, 51_212]);
+    expect(budget.peak).toBeLessThanOrEqual(256 * 1024);
+    expect(budget.usedBytes).toBe(0);
+    await Promise.all([hostile.close(), healthy.close()]);
+  });
 });
+
+/** A body that never ends: 16 KiB chunks as fast as the client reads them, until it stops. */
+const endless: Step = (_req, res) => {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = ' '.repeat(16 * 1024);
+  const write = (): void => {
+    while (res.write(chunk));
+    res.once('drain', write);
+  };
+  res.on('close', () => res.removeAllListeners('drain'));
+  res.write('[');
+  write();
+};
+
+/** Records the most bytes ever held, to assert the bound by bytes counted rather than by RSS. */
+class PeakBudget extends ResponseBudget {
+  peak = 0;
+  override take(body: BudgetedBody, bytes: number): boolean {
+    const taken = super.take(body, bytes);
+    this.peak = Math.max(this.peak, this.usedBytes);
+    return taken;
+  }
+}

@@ -35,8 +35,10 @@ describe('configuration', () => {
       rpoByPolicy: {},
       activityClassTypes: ['JOB_GROUP', 'JOB'],
       perAssetSeries: 'all',
+      maxBufferedResponseBytes: 96 * 1024 * 1024,
     });
     const target = config.targets[0]!;
+    expect(target.maxResponseBytes).toBe(64 * 1024 * 1024);
     expect(target.tls.insecureSkipVerify).toBe(false);
     expect(target.maxConcurrency).toBe(4);
     expect(target.requestTimeout).toBe(30_000);
@@ -59,6 +61,19 @@ describe('configuration', () => {
     expect(config.targets[1]!.password.reveal()).toBe('from-file');
     expect(config.targets[0]!.tls.ca).toContain('BEGIN CERTIFICATE');
     expect(config.collection.rpoByPolicy).toEqual({ Gold: 4 * 3_600_000, Silver: 12 * 3_600_000 });
+  });
+
+  it('reads byte sizes as bytes or with a unit, and names the field of a bad one', () => {
+    const config = parseConfig({
+      collection: { maxBufferedResponseBytes: '128MiB' },
+      targets: [{ ...minimalTarget, maxResponseBytes: '500KB' }, { ...minimalTarget, name: 'other', maxResponseBytes: 4096 }],
+    });
+    expect(config.collection.maxBufferedResponseBytes).toBe(128 * 1024 * 1024);
+    expect(config.targets.map((target) => target.maxResponseBytes)).toEqual([500_000, 4096]);
+    expect(problemsOf(() => parseConfig({ collection: { maxBufferedResponseBytes: 'lots' }, targets: [{ ...minimalTarget, maxResponseBytes: 0 }] }))).toEqual([
+      'collection.maxBufferedResponseBytes: "lots" is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)',
+      'targets[0].maxResponseBytes: "0" is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)',
+    ]);
   });
 
   it('reports every mistake on its own line, naming the field path', () => {
