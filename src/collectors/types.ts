@@ -53,6 +53,13 @@ export interface CollectorContext<K extends TargetKind, S> {
   /** wall clock (tests may replace it) */
   now(): Date;
   /**
+   * When this collector's first run for this target started (the same
+   * clock): counters count what happens after it. It stays through failed
+   * runs and reloads that keep the state; a restart, or a target whose source
+   * changed, starts again.
+   */
+  readonly collectingSince: Date;
+  /**
    * The run's time limit, for a collector that can stop early and keep what
    * it did (the copies collector's per-asset reads); absent when unlimited.
    * When the limit runs out the run fails and its result is thrown away.
