@@ -30,6 +30,7 @@ describe('soak: random faults, a moving clock and a restart', () => {
       });
 
       // The soak did what it says: faults were injected and made collector runs fail.
+      note(`soak: ${report.faultsInjected} faults, ${report.failedRuns} failed collector runs, ${report.repeatedRounds} fault-free rounds repeated`);
       expect(report.rounds).toBe(ROUNDS);
       expect(report.faultsInjected).toBeGreaterThan(ROUNDS / 5);
       expect(report.failedRuns).toBeGreaterThan(10);
