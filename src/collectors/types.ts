@@ -46,7 +46,7 @@ export interface CollectorContext<K extends TargetKind, S> {
   /** the `collection:` section of the configuration (durations in ms) */
   readonly settings: ExporterConfig['collection'];
   readonly logger: Logger;
-  /** the collector's state after its last successful run (undefined on the first run) */
+  /** the collector's state after its last successful run (undefined until one succeeds) */
   readonly state: S | undefined;
   /** values published by other collectors of this target */
   readonly shared: SharedReader;
