@@ -172,13 +172,13 @@ describe.each(Object.keys(PATHS) as CollectorName[])('%s: counters exact after a
   it.each(WHEN)('request timeout in run %i, request %i', (failingRun, request) =>
     // The request hangs: only the request time limit ends it. A limit this short may also end
     // a slow page before it; the run fails then, all the same.
-    threeRunsOneFailing(config({ requestTimeout: '500ms' }), failingRun, (exporter) => failingRound(exporter, collector, request, { kind: 'hang' })),
+    threeRunsOneFailing(config({ requestTimeout: '1s' }), failingRun, (exporter) => failingRound(exporter, collector, request, { kind: 'hang' })),
   );
 
   it.each(WHEN)('the run\'s time limit between pages, in run %i at request %i; a reload raises the limit', (failingRun, request) =>
     // The request hangs past the run's own time limit, which ends the run between two pages.
     // The reload that raises the limit keeps the state and when collecting started.
-    threeRunsOneFailing(config({ runTimeout: '1s' }), failingRun, async (exporter) => {
+    threeRunsOneFailing(config({ runTimeout: '2s' }), failingRun, async (exporter) => {
       await failingRound(exporter, collector, request, { kind: 'hang' });
       const applied = await exporter.runtime.applyConfig(config());
       expect(applied.rescheduled).toEqual(['mgmt']);
