@@ -57,6 +57,7 @@ async function main(): Promise<void> {
   });
   const shared = new Map<string, unknown>();
   const states = new Map<string, unknown>();
+  const collectingSince = sim.clock.now();
 
   const round = async (label: string): Promise<{ byCollector: Array<[string, number, number]>; byEndpoint: Map<string, number>; total: number }> => {
     counts = new Map();
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
           state: states.get(definition.name),
           shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
           now: () => sim.clock.now(),
+          collectingSince,
         },
         AbortSignal.timeout(300_000),
       );

@@ -88,7 +88,7 @@ async function main(): Promise<void> {
   if (late > early * 1.25 + 4 * 1024 * 1024) problems.push(`heap after GC grew from ${mb(early)} to ${mb(late)}`);
 
   console.log(`\nsoak: ${report.rounds} rounds in ${report.seconds.toFixed(0)} s, ${report.simulatedHours.toFixed(1)} simulated hours`);
-  console.log(`faults injected ${report.faultsInjected}, failed collector runs ${report.failedRuns}, restart before round ${Math.floor(rounds / 2)}`);
+  console.log(`faults injected ${report.faultsInjected}, failed collector runs ${report.failedRuns}, fault-free rounds repeated ${report.repeatedRounds}, restart before round ${Math.floor(rounds / 2)}`);
   const total = (check: CounterCheck | undefined) => Object.values(check?.expected ?? {}).reduce((a, b) => a + b, 0);
   console.log(`counted since the restart: ${total(report.final.counters[0])} activities, ${total(report.final.counters[1])} audit entries (simulator truth, compared per label set)`);
   console.log(`heapUsed after GC every 25 rounds: ${samples.map(mb).join(', ')}`);

@@ -5,7 +5,7 @@ import type { RequestObserver } from './clients/http';
 import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
 import { SnapshotStore } from './snapshot/store';
-import { CollectorJob, type RunResult, type TargetRuntime } from './scheduler/job';
+import { CollectorJob, type CarriedOver, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
@@ -90,8 +90,8 @@ export class ExporterRuntime {
     return this.activate(runtime, new Map());
   }
 
-  /** Creates the target's jobs (each starting from `states`' entry for its collector) and makes it active. */
-  private activate(runtime: TargetRuntime, states: ReadonlyMap<string, unknown>): ActiveTarget {
+  /** Creates the target's jobs (each starting from what its predecessor in `carried` hands on) and makes it active. */
+  private activate(runtime: TargetRuntime, carried: ReadonlyMap<string, CarriedOver>): ActiveTarget {
     const target = runtime.config;
     const jobs: CollectorJob[] = [];
     for (const definition of (this.deps.collectorsFor ?? collectorsFor)(target.kind)) {
@@ -108,7 +108,7 @@ export class ExporterRuntime {
           logger: this.deps.logger,
           settings: () => this.config.collection,
           ...(this.deps.now ? { now: this.deps.now } : {}),
-          initialState: states.get(definition.name),
+          ...(carried.has(definition.name) ? { carriedOver: carried.get(definition.name) } : {}),
         }),
       );
     }
@@ -197,8 +197,8 @@ export class ExporterRuntime {
 
   private async rescheduleTarget(active: ActiveTarget, target: TargetConfig): Promise<void> {
     await Promise.all(active.jobs.map((job) => this.scheduler.remove(job)));
-    const states = new Map(active.jobs.map((job) => [job.name, job.lastState]));
-    const successor = this.activate({ ...active.runtime, config: target }, states);
+    const carried = new Map(active.jobs.map((job) => [job.name, job.carryOver]));
+    const successor = this.activate({ ...active.runtime, config: target }, carried);
     const enabled = new Set(successor.jobs.map((job) => job.name));
     for (const job of active.jobs) if (!enabled.has(job.name)) this.store.remove(target.name, job.name);
     if (this.scheduling) this.startTarget(successor);

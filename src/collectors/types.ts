@@ -46,12 +46,19 @@ export interface CollectorContext<K extends TargetKind, S> {
   /** the `collection:` section of the configuration (durations in ms) */
   readonly settings: ExporterConfig['collection'];
   readonly logger: Logger;
-  /** the collector's state after its last successful run (undefined on the first run) */
+  /** the collector's state after its last successful run (undefined until one succeeds) */
   readonly state: S | undefined;
   /** values published by other collectors of this target */
   readonly shared: SharedReader;
   /** wall clock (tests may replace it) */
   now(): Date;
+  /**
+   * When this collector's first run for this target started (the same
+   * clock): counters count what happens after it. It stays through failed
+   * runs and reloads that keep the state; a restart, or a target whose source
+   * changed, starts again.
+   */
+  readonly collectingSince: Date;
   /**
    * The run's time limit, for a collector that can stop early and keep what
    * it did (the copies collector's per-asset reads); absent when unlimited.

@@ -16,6 +16,14 @@ export interface TargetRuntime {
 
 export type RunResult = 'success' | 'failure' | 'skipped';
 
+/** What a job hands on to the job that replaces it on a reload that changed only schedules. */
+export interface CarriedOver {
+  /** the state of its last successful run */
+  readonly state: unknown;
+  /** when its first run started (undefined if it never ran) */
+  readonly collectingSince: Date | undefined;
+}
+
 export class CollectorTimeoutError extends Error {
   constructor(collector: string, timeoutMs: number) {
     super(`${collector} did not finish within its time limit of ${timeoutMs} ms`);
@@ -33,6 +41,13 @@ const tracer = trace.getTracer('dataprotect-exporter');
 export class CollectorJob {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private state: any;
+  /**
+   * When this collector first started a run for this target: counters count
+   * what happens after it. Set by the first run whether it succeeds or not,
+   * so a first run that fails part-way does not move it to the next run that
+   * succeeds (what completed in between would be taken for history).
+   */
+  private collectingSince: Date | undefined;
   private running: Promise<RunResult> | undefined;
   private stopped = false;
 
@@ -47,20 +62,21 @@ export class CollectorJob {
       logger: Logger;
       settings: () => ExporterConfig['collection'];
       now?: () => Date;
-      /** the state of the job this one replaces (a reload that changed only schedules) */
-      initialState?: unknown;
+      /** what the job this one replaces hands on (a reload that changed only schedules) */
+      carriedOver?: CarriedOver;
     },
   ) {
-    this.state = deps.initialState;
+    this.state = deps.carriedOver?.state;
+    this.collectingSince = deps.carriedOver?.collectingSince;
   }
 
   get name(): string {
     return this.definition.name;
   }
 
-  /** The state of the last successful run, for a successor job (read it after stop()). */
-  get lastState(): unknown {
-    return this.state;
+  /** What a successor job starts from (read it after stop()). */
+  get carryOver(): CarriedOver {
+    return { state: this.state, collectingSince: this.collectingSince };
   }
 
   get isRunning(): boolean {
@@ -118,6 +134,8 @@ export class CollectorJob {
       });
       try {
         const shared = this.runtime.shared;
+        const now = this.deps.now ?? (() => new Date());
+        this.collectingSince ??= now();
         const collecting = this.definition.collect(
           {
             target: this.runtime.config,
@@ -126,7 +144,8 @@ export class CollectorJob {
             logger,
             state: this.state,
             shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
-            now: this.deps.now ?? (() => new Date()),
+            now,
+            collectingSince: this.collectingSince,
             timeLimit: { totalMs: this.timeoutMs, leftMs: () => this.timeoutMs - (performance.now() - started) },
           },
           controller.signal,

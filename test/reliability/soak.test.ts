@@ -30,6 +30,7 @@ describe('soak: random faults, a moving clock and a restart', () => {
       });
 
       // The soak did what it says: faults were injected and made collector runs fail.
+      note(`soak: ${report.faultsInjected} faults, ${report.failedRuns} failed collector runs, ${report.repeatedRounds} fault-free rounds repeated`);
       expect(report.rounds).toBe(ROUNDS);
       expect(report.faultsInjected).toBeGreaterThan(ROUNDS / 5);
       expect(report.failedRuns).toBeGreaterThan(10);
@@ -58,6 +59,6 @@ describe('soak: random faults, a moving clock and a restart', () => {
         note('soak: global.gc is not exposed in this jest run; the heap check runs in bench/soak.ts (node --expose-gc)');
       }
     },
-    120_000,
+    300_000, // long enough on a loaded machine: the run time is not what this test checks
   );
 });

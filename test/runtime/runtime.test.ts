@@ -219,6 +219,46 @@ describe('runtime: snapshot, staleness, time limits', () => {
     expect(await renderer.render()).toMatch(/target="t"[^}]*\} 100/); // a new source starts afresh
     await runtime.stop();
   });
+
+  it('hands collectors when their first run started: kept through failed runs and a reschedule, new after a restart', async () => {
+    const seen: number[] = [];
+    let fail = true;
+    const recorder = defineCollector<'management', number>({
+      name: 'recorder',
+      kind: 'management',
+      description: 'test collector',
+      defaultSchedule: '0 0 1 1 *',
+      metrics: [],
+      async collect(ctx) {
+        seen.push(ctx.collectingSince.getTime());
+        if (fail) throw new ApiError('timeout', '/api/v2/activities', 'no answer');
+        return { samples: [], state: 1 };
+      },
+    });
+    const clock = { ms: 1_000_000 };
+    const base = { name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' };
+    const runtime = new ExporterRuntime(parseConfig({ targets: [base] }), {
+      logger: silentLogger,
+      now: () => new Date(clock.ms),
+      collectorsFor: () => [recorder],
+    });
+    expect(await runtime.runOnce()).toEqual(['failure']); // the first run, at 1,000,000, fails
+    clock.ms += 60_000;
+    expect(await runtime.runOnce()).toEqual(['failure']);
+    clock.ms += 60_000;
+    fail = false;
+    expect(await runtime.runOnce()).toEqual(['success']);
+    clock.ms += 60_000;
+    await runtime.applyConfig(parseConfig({ targets: [{ ...base, collectors: { recorder: { schedule: '*/5 * * * *' } } }] }));
+    await runtime.runOnce();
+    expect(seen).toEqual([1_000_000, 1_000_000, 1_000_000, 1_000_000]);
+
+    await runtime.applyConfig(parseConfig({ targets: [{ ...base, url: 'http://127.0.0.1:10' }] }));
+    clock.ms += 60_000;
+    await runtime.runOnce();
+    expect(seen.at(-1)).toBe(clock.ms); // a new source: counting starts again
+    await runtime.stop();
+  });
 });
 
 describe('HTTP endpoints', () => {

@@ -47,9 +47,12 @@ export async function runCollector<K extends TargetKind, S>(
     shared?: Map<string, unknown>;
     settings?: Partial<ExporterConfig['collection']>;
     now?: () => Date;
+    /** when the collector's first run started; default: this run's start (right for a first run) */
+    collectingSince?: Date;
     timeoutMs?: number;
   },
 ): Promise<CollectResult<S>> {
+  const now = options.now ?? (() => new Date());
   const shared = options.shared ?? new Map<string, unknown>();
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('collector time limit')), options.timeoutMs ?? 30_000);
@@ -62,7 +65,8 @@ export async function runCollector<K extends TargetKind, S>(
         logger: silentLogger,
         state: options.state,
         shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
-        now: options.now ?? (() => new Date()),
+        now,
+        collectingSince: options.collectingSince ?? now(),
       },
       controller.signal,
     );

@@ -12,9 +12,11 @@
  *
  * - dataprotect_activities_completed_total, _activity_duration_seconds and
  *   _activity_transferred_bytes_total count each activity once, when it is
- *   first seen COMPLETED after the exporter's first run (which counts nothing);
+ *   first seen COMPLETED, if it completed after the collector's first run
+ *   started (`ctx.collectingSince`, whether or not that run succeeded: earlier
+ *   ones are history, never replayed);
  * - dataprotect_activities_window: completed within `collection.window` by
- *   endTime, rebuilt from the service by the first run;
+ *   endTime, rebuilt from the service by the first run that succeeds;
  * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
  * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
  */
@@ -70,7 +72,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     const windowStart = now - ctx.settings.window;
     // Work on a copy: a failed run must leave the previous state as it was.
     const state: ActivitiesState = ctx.state ? shallowCopy(ctx.state) : emptyState();
-    const ledger = new EventLedger(ctx.state?.ledger, windowStart, now);
+    const ledger = new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now });
     const classTypes = ctx.settings.activityClassTypes;
 
     const seen = new Set<string>();

@@ -3,10 +3,11 @@
  * (serial paging, `changedTime ge <watermark - overlap>`, ids de-duplicated at
  * the boundary: see ledger.ts).
  *
- * - dataprotect_audit_events_total counts each entry that appears after the
- *   exporter's first run once (the first run counts nothing);
+ * - dataprotect_audit_events_total counts once each entry changed after the
+ *   collector's first run started (`ctx.collectingSince`, whether or not that
+ *   run succeeded: earlier entries are history, never replayed);
  * - dataprotect_audit_events_window: entries whose changedTime is within
- *   `collection.window`, rebuilt from the service by the first run.
+ *   `collection.window`, rebuilt from the service by the first run that succeeds.
  * Types once seen stay, with 0.
  */
 import { ge } from '../../clients/management/filter';
@@ -40,7 +41,7 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     const state: AuditLogsState = previous
       ? { ledger: previous.ledger, totals: new Map(previous.totals), window: previous.window.filter((entry) => entry.time >= windowStart), types: new Set(previous.types) }
       : { ledger: { watermark: 0, countFrom: 0, seen: new Map() }, totals: new Map(), window: [], types: new Set() };
-    const ledger = new EventLedger(ctx.state?.ledger, windowStart, now);
+    const ledger = new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now });
 
     let pages = 0;
     let items = 0;

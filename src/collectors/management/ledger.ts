@@ -1,7 +1,7 @@
 /**
  * Counting events from a listing read incrementally by a time field
  * (activities by updateTime, audit entries by changedTime), so that each event
- * is counted exactly once:
+ * that happens after collecting started is counted exactly once:
  *
  * - each run asks for events at or after `watermark - OVERLAP` (the newest time
  *   seen so far, minus an overlap for events that become visible late);
@@ -9,10 +9,16 @@
  *   counts one twice; older ids are forgotten (memory stays bounded by the
  *   overlap plus one run's worth of events);
  * - events before `countFrom` are never counted: either history from before
- *   the exporter's first run, or already forgotten because counted.
+ *   collecting started, or already forgotten because counted.
  *
- * The first run counts nothing (no history replayed, restarts never double
- * count); it only remembers what it saw.
+ * "Collecting started" is when the collector's first run for the target
+ * started (`collectingSince`, kept by its job across failed runs), not the
+ * first run that succeeds: a first run that fails part-way leaves no state,
+ * and the events of the time until the next one succeeds are to be counted,
+ * not taken for history. The first successful run therefore reads from
+ * whichever is earlier, the window or that start, and counts the events after
+ * that start; what came before is history, remembered but not counted, so a
+ * restart never replays it.
  *
  * The watermark never goes past the exporter's clock plus the overlap: one
  * event stamped far ahead (a service clock that jumped, a corrupt record)
@@ -38,21 +44,24 @@ export class EventLedger {
   private readonly seen: Map<string, number>;
   /** the latest time the watermark may take */
   private readonly latest: number;
+  /** no earlier run succeeded: this one reads the history it rebuilds the window from */
   readonly first: boolean;
   /** events of this run dated beyond `latest` (worth a warning: the service's clock or data) */
   ahead = 0;
 
   /**
-   * `firstSince` is where the first run starts reading (now minus the
-   * window); `now` is the exporter's clock (epoch ms).
+   * `windowStart` is where a first run reads from at the latest (now minus
+   * the window); `collectingSince` when the collector's first run started;
+   * `now` the exporter's clock. All epoch ms.
    */
-  constructor(state: LedgerState | undefined, firstSince: number, now: number) {
+  constructor(state: LedgerState | undefined, times: { windowStart: number; collectingSince: number; now: number }) {
     this.first = state === undefined;
-    this.latest = now + WATERMARK_OVERLAP_MS;
+    this.latest = times.now + WATERMARK_OVERLAP_MS;
     // A watermark already further (the exporter's clock went back) is kept:
     // lowering it, and countFrom with it, would count forgotten events again.
-    this.watermark = state?.watermark ?? firstSince;
-    this.countFrom = state?.countFrom ?? Number.NEGATIVE_INFINITY;
+    this.watermark = state?.watermark ?? Math.min(times.windowStart, times.collectingSince);
+    // Times are whole milliseconds: what happened after the start is what happened from the next one on.
+    this.countFrom = state?.countFrom ?? times.collectingSince + 1;
     this.seen = new Map(state?.seen);
   }
 
@@ -69,20 +78,25 @@ export class EventLedger {
   }
 
   /**
-   * Remembers the event and tells whether it is to be counted now: not seen
-   * before, not before countFrom, and not in the first run.
+   * Tells whether the event is to be counted now: not seen before and not
+   * before countFrom. Counted events are remembered; so is the history a
+   * first run reads, so that a listing showing one twice is not taken twice.
    */
   admit(id: string, time: number): boolean {
-    if (this.seen.has(id) || time < this.countFrom) return false;
+    if (this.seen.has(id)) return false;
+    if (time < this.countFrom) {
+      if (this.first) this.seen.set(id, time);
+      return false;
+    }
     this.seen.set(id, time);
-    return !this.first;
+    return true;
   }
 
-  /** like admit, for an event known to have happened after the first run (an activity followed while running): countFrom does not apply */
+  /** like admit, for an event known to have happened after collecting started (an activity followed while running): countFrom does not apply */
   admitFollowed(id: string, time: number): boolean {
     if (this.seen.has(id)) return false;
     this.seen.set(id, time);
-    return !this.first;
+    return true;
   }
 
   /** whether the id was remembered (already admitted) */

@@ -32,7 +32,7 @@ export function run<S>(
   definition: CollectorDefinition<'management', S>,
   sim: RunningSimulator,
   harness: Harness,
-  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number } = {},
+  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number; collectingSince?: Date } = {},
 ): Promise<CollectResult<S>> {
   return runCollector(definition, {
     target: harness.target,
