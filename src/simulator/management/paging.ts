@@ -142,18 +142,9 @@ export class Lister {
     }
     const resolved = this.resolve(source, query.filter, query.orderby, false);
     const from = (page - 1) * pageSize;
-    let total: number;
-    let content: unknown[];
-    if (resolved.kind === 'range' && !resolved.predicate) {
-      const { seq, lo, hi, descending } = resolved;
-      total = hi - lo;
-      content = [];
-      for (let j = from; j < Math.min(total, from + pageSize); j++) content.push(source.render(seq.at(descending ? hi - 1 - j : lo + j)));
-    } else {
-      const matches = this.matches(source, query, resolved);
-      total = matches.length;
-      content = matches.slice(from, from + pageSize).map((item) => source.render(item));
-    }
+    const direct = resolved.kind === 'range' && !resolved.predicate ? resolved : undefined;
+    const matches = direct ? undefined : this.matches(source, query, resolved);
+    const total = direct ? direct.hi - direct.lo : (matches as T[]).length;
     if (total > RANDOM_PAGING_WINDOW && Math.min(total, from + pageSize) > RANDOM_PAGING_WINDOW) {
       this.onRefusal();
       throw new HttpError(
@@ -161,6 +152,14 @@ export class Lister {
         `random paging is not available for results above ${RANDOM_PAGING_WINDOW} resources in total (this query has ${total}; page ${page} x pageSize ${pageSize} reaches past result ${RANDOM_PAGING_WINDOW})`,
         'Narrow the query with a filter so that it has at most 10000 results',
       );
+    }
+    let content: unknown[];
+    if (direct) {
+      const { seq, lo, hi, descending } = direct;
+      content = [];
+      for (let j = from; j < Math.min(total, from + pageSize); j++) content.push(source.render(seq.at(descending ? hi - 1 - j : lo + j)));
+    } else {
+      content = (matches as T[]).slice(from, from + pageSize).map((item) => source.render(item));
     }
     return { content, page: { size: pageSize, number: page, totalPages: Math.ceil(total / pageSize), totalElements: total } };
   }
