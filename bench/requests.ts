@@ -4,7 +4,11 @@
  * Starts a 10,000-asset simulator in-process, runs every management collector
  * once cold (no state, nothing shared), then once warm (the clock advanced a
  * little, state and shared values from the cold round), and prints the
- * requests the simulator answered in each round, per endpoint template.
+ * requests the simulator answered in each round, per endpoint template, and
+ * for the listings offered only with random paging the rows read against the
+ * simulator's truth and the requests against their lower bound. It fails when
+ * the simulator refused a request (random paging past 10,000 results) or a
+ * row count differs from the truth.
  *
  *   npm run bench:requests [-- --assets 10000 --advance 60 --page-size 1000]
  */
@@ -59,10 +63,13 @@ async function main(): Promise<void> {
   const states = new Map<string, unknown>();
   const collectingSince = sim.clock.now();
 
-  const round = async (label: string): Promise<{ byCollector: Array<[string, number, number]>; byEndpoint: Map<string, number>; total: number }> => {
+  const round = async (
+    label: string,
+  ): Promise<{ byCollector: Array<[string, number, number]>; items: Map<string, number>; byEndpoint: Map<string, number>; total: number; refusals: number }> => {
     counts = new Map();
     sim.stats.reset();
     const byCollector: Array<[string, number, number]> = [];
+    const items = new Map<string, number>();
     for (const definition of MANAGEMENT_COLLECTORS as ReadonlyArray<CollectorDefinition<'management', unknown>>) {
       const before = sim.stats.total('management');
       const t0 = performance.now();
@@ -80,18 +87,26 @@ async function main(): Promise<void> {
         AbortSignal.timeout(300_000),
       );
       states.set(definition.name, result.state);
+      items.set(definition.name, result.items ?? 0);
       for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
       byCollector.push([definition.name, sim.stats.total('management') - before, (performance.now() - t0) / 1000]);
     }
     // The client's request observer sees the endpoint templates (retries and logins included).
     const byEndpoint = counts;
     const total = sim.stats.total('management');
-    process.stdout.write(`\n${label}: ${total} requests\n`);
-    return { byCollector, byEndpoint, total };
+    const refusals = sim.stats.refusals('management');
+    process.stdout.write(`\n${label}: ${total} requests, ${refusals} refused\n`);
+    return { byCollector, items, byEndpoint, total, refusals };
   };
 
   try {
     const cold = await round('cold');
+    // the simulator's rows of the random-only listings at the time of the cold round
+    const management = sim.estate.management;
+    const randomOnly: Array<[string, string, number]> = [
+      ['copy-metrics', '/api/v2/copy-metrics', management.assets().filter((asset) => !asset.deleted).length],
+      ['compliance', '/api/v2/compliance-details', management.compliance().length],
+    ];
     sim.clock.advance(options.advanceSeconds * 1000);
     const warm = await round(`warm (clock advanced ${options.advanceSeconds} s)`);
 
@@ -108,6 +123,18 @@ async function main(): Promise<void> {
     for (const endpoint of endpoints) {
       process.stdout.write(`| ${endpoint} | ${cold.byEndpoint.get(endpoint) ?? 0} | ${warm.byEndpoint.get(endpoint) ?? 0} |\n`);
     }
+    let wrong = 0;
+    process.stdout.write(`\nrandom paging only (cold round; at most 10,000 results a query):\n\n`);
+    process.stdout.write(`| endpoint | rows (simulator) | rows read | requests | lower bound | over the bound |\n|---|---:|---:|---:|---:|---:|\n`);
+    for (const [collector, endpoint, rows] of randomOnly) {
+      const read = cold.items.get(collector) ?? 0;
+      const sent = cold.byEndpoint.get(endpoint) ?? 0;
+      const bound = Math.ceil(rows / options.pageSize);
+      if (read !== rows) wrong += 1;
+      process.stdout.write(`| ${endpoint} | ${rows} | ${read} | ${sent} | ${bound} | ${(((sent - bound) / bound) * 100).toFixed(1)}% |\n`);
+    }
+    const refused = cold.refusals + warm.refusals;
+    if (refused > 0 || wrong > 0) throw new Error(`${refused} requests refused, ${wrong} listings read with a wrong row count`);
   } finally {
     await client.close();
     await sim.close();

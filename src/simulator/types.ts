@@ -109,6 +109,8 @@ export interface RequestStats {
   count(api: ApiName, path: string | RegExp, method?: string): number;
   /** bytes of response bodies sent */
   bytes(api?: ApiName): number;
+  /** requests refused for breaking a rule of the API (the management service: random paging past 10,000 results) */
+  refusals(api?: ApiName): number;
   reset(): void;
 }
 

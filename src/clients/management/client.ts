@@ -7,6 +7,7 @@ import { errorForStatus, serverReason } from '../response';
 import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
 import { isIn, type Filter } from './filter';
 import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
+import { partitionedRandomPages, type PartitionKey } from './partitioned';
 import {
   activitySchema,
   alertSchema,
@@ -47,6 +48,8 @@ export interface ListOptions {
   pageSize?: number;
 }
 
+/** The partition key of listings whose items have an id. */
+const BY_ID: PartitionKey = { field: 'id', nullable: false };
 /** Time given to the logout at shutdown. */
 const LOGOUT_TIMEOUT_MS = 5_000;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
@@ -82,9 +85,9 @@ export class ManagementClient {
     return this.serialPages(this.spec(ENDPOINTS.assets, '/api/v2/assets', assetSchema, options), signal);
   }
 
-  /** One asset's copies (random paging: the endpoint offers nothing else). */
+  /** One asset's copies (random paging: the endpoint offers nothing else; over 10,000 copies, in ranges of id). */
   assetCopies(assetId: string, options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Copy[]> {
-    return this.randomPages(this.spec(ENDPOINTS.assetCopies, assetCopiesPath(assetId), copySchema, options), signal);
+    return this.partitionedPages(ENDPOINTS.assetCopies, assetCopiesPath(assetId), copySchema, options, BY_ID, signal);
   }
 
   /** The newest copy of each of the given assets, one request per LATEST_COPIES_BATCH ids or fewer. */
@@ -97,8 +100,9 @@ export class ManagementClient {
     return collectAll(this.randomPages(spec, signal));
   }
 
+  /** Random paging; over 10,000 results, in ranges of assetId (a copy-metrics item has no id of its own). */
   copyMetrics(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<CopyMetrics[]> {
-    return this.randomPages(this.spec(ENDPOINTS.copyMetrics, '/api/v2/copy-metrics', copyMetricsSchema, options), signal);
+    return this.partitionedPages(ENDPOINTS.copyMetrics, '/api/v2/copy-metrics', copyMetricsSchema, options, { field: 'assetId', nullable: false }, signal);
   }
 
   activities(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Activity[]> {
@@ -113,16 +117,19 @@ export class ManagementClient {
     return this.serialPages(this.spec(ENDPOINTS.alerts, '/api/v2/alerts', alertSchema, options), signal);
   }
 
+  /** Random paging; over 10,000 results, in ranges of id. */
   protectionPolicies(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ProtectionPolicy[]> {
-    return this.randomPages(this.spec(ENDPOINTS.protectionPolicies, '/api/v2/protection-policies', protectionPolicySchema, options), signal);
+    return this.partitionedPages(ENDPOINTS.protectionPolicies, '/api/v2/protection-policies', protectionPolicySchema, options, BY_ID, signal);
   }
 
+  /** Random paging; over 10,000 results, in ranges of assetId (a result has no id; its assetId may be null). */
   complianceDetails(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ComplianceDetail[]> {
-    return this.randomPages(this.spec(ENDPOINTS.complianceDetails, '/api/v2/compliance-details', complianceSchema, options), signal);
+    return this.partitionedPages(ENDPOINTS.complianceDetails, '/api/v2/compliance-details', complianceSchema, options, { field: 'assetId', nullable: true }, signal);
   }
 
+  /** Random paging; over 10,000 results, in ranges of id. */
   inventorySources(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<InventorySource[]> {
-    return this.randomPages(this.spec(ENDPOINTS.inventorySources, '/api/v2/inventory-sources', inventorySourceSchema, options), signal);
+    return this.partitionedPages(ENDPOINTS.inventorySources, '/api/v2/inventory-sources', inventorySourceSchema, options, BY_ID, signal);
   }
 
   /**
@@ -144,14 +151,34 @@ export class ManagementClient {
       }
       return this.fetchJson(request);
     };
-    return collectAll(randomPages(fetchPage, spec, signal, this.deps.logger));
+    return collectAll(randomPages(fetchPage, spec, signal));
   }
 
   // ---- generic access ---------------------------------------------------
 
   /** Random paging of any listing, with its item schema. */
   randomPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
-    return randomPages((request) => this.fetchJson(request), spec, signal, this.deps.logger, this.target.maxConcurrency);
+    return randomPages((request) => this.fetchJson(request), spec, signal, this.target.maxConcurrency);
+  }
+
+  /**
+   * Random paging of a listing that offers nothing else, kept under the
+   * service's 10,000-result rule by reading a larger query in ranges of `key`.
+   */
+  partitionedPages<S extends z.ZodType>(
+    endpoint: string,
+    path: string,
+    schema: S,
+    options: ListOptions,
+    key: PartitionKey,
+    signal?: AbortSignal,
+  ): AsyncGenerator<Array<z.output<S>>> {
+    const listing = {
+      specFor: (filter: Filter | undefined) => this.spec(endpoint, path, schema, { filter, orderby: options.orderby, pageSize: options.pageSize }),
+      filter: options.filter,
+      key,
+    };
+    return partitionedRandomPages((request) => this.fetchJson(request), listing, signal, this.deps.logger, this.target.maxConcurrency);
   }
 
   /** Serial (queryState) paging of any listing that offers it, with its item schema. */

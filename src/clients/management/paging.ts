@@ -2,8 +2,10 @@
  * The management service's two ways of paging a listing, as async generators
  * of pages of checked items:
  *
- * - random: `page=1..n&pageSize=N`; the service advises against it above
- *   10000 resources, so it is used only where serial paging is not offered.
+ * - random: `page=1..n&pageSize=N`; the service forbids it for queries of
+ *   more than 10000 resources, so it is used only where serial paging is not
+ *   offered, and a larger query is an error here rather than a request the
+ *   service refuses (partitioned.ts splits such listings into smaller queries).
  * - serial: `pageSize=N&queryState=BEGIN`, then `pageSize=N&queryState=<token>`
  *   with the token of the previous answer; the page with `queryState: "END"`
  *   still carries content; END is never sent; a token is never sent twice.
@@ -12,7 +14,6 @@
  * aborts the pages it had already requested ahead).
  */
 import { z } from 'zod';
-import type { Logger } from 'pino';
 import { ApiError } from '../errors';
 import { queryString } from '../query-string';
 import { parseItems, parseObject } from './schemas';
@@ -67,7 +68,6 @@ export async function* randomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
   spec: ListSpec<S>,
   signal: AbortSignal | undefined,
-  logger?: Logger,
   concurrency = 1,
 ): AsyncGenerator<Array<z.output<S>>> {
   const ahead = new Map<number, ReturnType<PageFetcher>>();
@@ -102,15 +102,16 @@ export async function* randomPages<S extends z.ZodType>(
       ahead.delete(page);
       const { body, status } = await answer;
       const envelope = parseObject(randomEnvelope, body, spec.endpoint, status);
-      const total = envelope.page?.totalElements;
-      if (page === 1 && total != null && total > RANDOM_PAGING_LIMIT) {
-        logger?.warn({ endpoint: spec.endpoint, totalElements: total }, 'random paging over more than 10000 resources (the endpoint offers no serial paging)');
-      }
       const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
       // Without page information the answer is the whole list (asking for page 2
       // of a service that ignores `page` would return the same items forever).
       const totalPages = envelope.page?.totalPages;
       const last = items.length === 0 || totalPages == null || page >= totalPages;
+      const total = envelope.page?.totalElements;
+      if (!last && total != null && total > RANDOM_PAGING_LIMIT) {
+        // The next pages would reach past the 10,000th result, which the service refuses.
+        throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
+      }
       if (!last) {
         if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `random paging did not end after ${MAX_PAGES} pages`);
         known = Math.min(totalPages, MAX_PAGES);
@@ -151,6 +152,11 @@ export async function* serialPages<S extends z.ZodType>(
     used.add(next);
     query = { pageSize: spec.pageSize, queryState: next };
   }
+}
+
+/** The totalElements of a random-paging answer; undefined when the service does not say. */
+export function randomPagingTotal(body: unknown, endpoint: string, status: number): number | undefined {
+  return parseObject(randomEnvelope, body, endpoint, status).page?.totalElements ?? undefined;
 }
 
 /** Every item of every page, in order. */

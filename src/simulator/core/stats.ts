@@ -11,6 +11,18 @@ interface Entry {
 /** Request counts and response bytes per (API, method, pathname), for tests and benchmarks. */
 export class Stats implements RequestStats {
   private entries = new Map<string, Entry>();
+  private refused = new Map<ApiName, number>();
+
+  /** counts one request refused for breaking a rule of the API (e.g. random paging past 10,000 results) */
+  recordRefusal(api: ApiName): void {
+    this.refused.set(api, (this.refused.get(api) ?? 0) + 1);
+  }
+
+  refusals(api?: ApiName): number {
+    let sum = 0;
+    for (const [name, count] of this.refused) if (api === undefined || name === api) sum += count;
+    return sum;
+  }
 
   /** counts one request and adds `bytes` of response body */
   record(api: ApiName, method: string, pathname: string, bytes: number): void {
@@ -49,6 +61,7 @@ export class Stats implements RequestStats {
 
   reset(): void {
     this.entries.clear();
+    this.refused.clear();
   }
 
   private entry(api: ApiName, method: string, pathname: string): Entry {

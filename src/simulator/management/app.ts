@@ -5,6 +5,7 @@
  */
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { SimContext } from '../core/context';
+import type { Stats } from '../core/stats';
 import { Sessions } from './auth';
 import { renderCopy } from './copies';
 import { errorBody, managementErrorBody, pathOf, sendError } from './errors';
@@ -32,10 +33,11 @@ const API = '/api/v2';
 
 type Route = { method: 'get' | 'post' | 'delete'; handler: RequestHandler; open?: boolean };
 
-export function createManagementApp(estate: ManagementEstate, ctx: SimContext): Express {
+/** `stats`, when given, counts the requests refused for breaking the API's rules. */
+export function createManagementApp(estate: ManagementEstate, ctx: SimContext, stats?: Stats): Express {
   const state = estate.state;
   const sessions = new Sessions(ctx);
-  const lister = new Lister();
+  const lister = new Lister(() => stats?.recordRefusal('management'));
   const now = (): number => ctx.clock.now().getTime();
 
   const routes: Record<string, Route[]> = {

@@ -2,9 +2,12 @@
  * Lists of the management service: filter, orderby, and the two paging modes.
  *
  * Random paging: `page` (1-based) and `pageSize` (1..10000), answered with
- * page {size, number, totalPages, totalElements}. Like the search index behind
- * the real service, lists that also page serially refuse to reach past the
- * 10,000th result this way.
+ * page {size, number, totalPages, totalElements}. The seed's rule "do not use
+ * random paging for results above 10000 resources in total" is enforced the
+ * way a service that holds to it answers: a page that reaches past the
+ * 10,000th result of a larger query gets a 400 (reported to the Lister's
+ * `onRefusal`, so tests can check that a client never asks). Lists that also page serially refuse
+ * any page past the 10,000th result.
  *
  * Serial paging: `queryState=BEGIN` (with filter, orderby, pageSize), then
  * only `queryState=<token>`. The token is bound server-side to the list, the
@@ -114,6 +117,9 @@ export class Lister {
   private readonly cursors = new Map<string, Cursor<unknown>>();
   private readonly cache = new Map<string, unknown[]>();
 
+  /** `onRefusal` hears of each random-paging request refused for reaching past RANDOM_PAGING_WINDOW results */
+  constructor(private readonly onRefusal: () => void = () => undefined) {}
+
   /** answers a list request in the paging mode the query asks for */
   serve<T>(source: ListSource<T>, query: ListQuery): RandomPage | SerialPage {
     if (query.queryState !== undefined) {
@@ -131,21 +137,29 @@ export class Lister {
     const page = parseIntParam('page', query.page, 1);
     if (page < 1) throw new HttpError(400, `page must be 1 or more, got ${page}`);
     if (source.paging === 'both' && page * pageSize > RANDOM_PAGING_WINDOW) {
+      this.onRefusal();
       throw new HttpError(400, `random paging reaches at most ${RANDOM_PAGING_WINDOW} results (page ${page} x pageSize ${pageSize})`, 'Use serial paging (queryState=BEGIN) for larger result sets');
     }
     const resolved = this.resolve(source, query.filter, query.orderby, false);
     const from = (page - 1) * pageSize;
-    let total: number;
+    const direct = resolved.kind === 'range' && !resolved.predicate ? resolved : undefined;
+    const matches = direct ? undefined : this.matches(source, query, resolved);
+    const total = direct ? direct.hi - direct.lo : (matches as T[]).length;
+    if (total > RANDOM_PAGING_WINDOW && Math.min(total, from + pageSize) > RANDOM_PAGING_WINDOW) {
+      this.onRefusal();
+      throw new HttpError(
+        400,
+        `random paging is not available for results above ${RANDOM_PAGING_WINDOW} resources in total (this query has ${total}; page ${page} x pageSize ${pageSize} reaches past result ${RANDOM_PAGING_WINDOW})`,
+        'Narrow the query with a filter so that it has at most 10000 results',
+      );
+    }
     let content: unknown[];
-    if (resolved.kind === 'range' && !resolved.predicate) {
-      const { seq, lo, hi, descending } = resolved;
-      total = hi - lo;
+    if (direct) {
+      const { seq, lo, hi, descending } = direct;
       content = [];
       for (let j = from; j < Math.min(total, from + pageSize); j++) content.push(source.render(seq.at(descending ? hi - 1 - j : lo + j)));
     } else {
-      const matches = this.matches(source, query, resolved);
-      total = matches.length;
-      content = matches.slice(from, from + pageSize).map((item) => source.render(item));
+      content = (matches as T[]).slice(from, from + pageSize).map((item) => source.render(item));
     }
     return { content, page: { size: pageSize, number: page, totalPages: Math.ceil(total / pageSize), totalElements: total } };
   }

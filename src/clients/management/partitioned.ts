@@ -1,0 +1,138 @@
+/**
+ * Random-paged listings of any size under the service's rule "do not use
+ * random paging for results above 10000 resources in total".
+ *
+ * The query is asked as usual first: at or under the limit (most estates)
+ * its first page is the listing's first page and nothing else is sent. Above
+ * it, the query is split into ranges of a key field (`id`, or `assetId` where
+ * a row has no id of its own): `key lt "b1"`, `key ge "b1" and key lt "b2"`,
+ * ..., `key ge "bn"`, each ANDed with the caller's filter, plus `key eq null`
+ * when the key may be missing. Consecutive half-open ranges of one string
+ * order leave no value out and hold none twice, so every row is read exactly
+ * once whatever the ids look like. The boundaries spread evenly over hex
+ * prefixes (the service's ids are UUIDs), sized for about 9,000 rows each; a
+ * range that still holds more than 10,000 is split again from its own total,
+ * and one that cannot be split further fails the listing: never a truncated
+ * count. A range's first page is its size probe and its first page of rows
+ * at once, so the cost over the lower bound is the first (discarded) page of
+ * the whole query and one partly filled last page per range.
+ *
+ * The caller's orderby holds within each range, not across them.
+ */
+import type { Logger } from 'pino';
+import type { z } from 'zod';
+import { ApiError } from '../errors';
+import { queryString } from '../query-string';
+import { and, isNull, lt, ge, type Filter } from './filter';
+import { RANDOM_PAGING_LIMIT, randomPages, randomPagingTotal, type ListSpec, type PageFetcher } from './paging';
+
+/** The field the ranges are taken on, and whether a row may lack it (then `eq null` is a partition of its own). */
+export interface PartitionKey {
+  field: string;
+  nullable: boolean;
+}
+
+/** Rows aimed at per range: under the limit with room for uneven ids and rows added while paging. */
+const ROWS_PER_RANGE = 9_000;
+/** Hex digits of a boundary: 16^8 points, far more than any estate needs to tell apart. */
+const BOUNDARY_DIGITS = 8;
+const KEY_SPACE = 16 ** BOUNDARY_DIGITS;
+
+/** [lo, hi) over the hex key space; lo 0 has no lower bound and hi KEY_SPACE no upper one. */
+interface KeyRange {
+  lo: number;
+  hi: number;
+}
+
+export interface PartitionedListing<S extends z.ZodType> {
+  /** the listing's spec for a filter (the caller's filter ANDed with a range, or the caller's alone) */
+  specFor(filter: Filter | undefined): ListSpec<S>;
+  /** the caller's filter */
+  filter: Filter | undefined;
+  key: PartitionKey;
+}
+
+export async function* partitionedRandomPages<S extends z.ZodType>(
+  fetchPage: PageFetcher,
+  listing: PartitionedListing<S>,
+  signal: AbortSignal | undefined,
+  logger: Logger,
+  concurrency = 1,
+): AsyncGenerator<Array<z.output<S>>> {
+  const whole = listing.specFor(listing.filter);
+  const probe = await firstPage(fetchPage, whole, signal);
+  if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {
+    yield* randomPages(servingFirst(fetchPage, probe.answer), whole, signal, concurrency);
+    return;
+  }
+  const { field, nullable } = listing.key;
+  const pending: Array<KeyRange | 'null'> = split({ lo: 0, hi: KEY_SPACE }, probe.total);
+  if (nullable) pending.push('null');
+  let readTotal = 0;
+  let ranges = 0;
+  for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
+    const spec = listing.specFor(and(listing.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)));
+    const first = await firstPage(fetchPage, spec, signal);
+    const total = first.total ?? 0;
+    if (total > RANDOM_PAGING_LIMIT) {
+      if (part === 'null' || part.hi - part.lo < 2) {
+        const what = part === 'null' ? `${field} eq null` : `${field} from "${boundary(part.lo)}" on`;
+        throw new ApiError('protocol', spec.endpoint, `${total} results with ${what}: more than the ${RANDOM_PAGING_LIMIT} random paging allows, and the range cannot be split further`);
+      }
+      pending.unshift(...split(part, total));
+      continue;
+    }
+    ranges += 1;
+    readTotal += total;
+    yield* randomPages(servingFirst(fetchPage, first.answer), spec, signal, concurrency);
+  }
+  // The ranges cover the key space, so a difference is the list changing while it was read.
+  const level = readTotal === probe.total ? 'debug' : 'warn';
+  logger[level]({ endpoint: whole.endpoint, totalElements: probe.total, partitionedTotal: readTotal, ranges }, 'random-paged listing read in ranges of the key (over 10000 results)');
+}
+
+type Answer = Awaited<ReturnType<PageFetcher>>;
+
+async function firstPage<S extends z.ZodType>(fetchPage: PageFetcher, spec: ListSpec<S>, signal: AbortSignal | undefined): Promise<{ answer: Answer; total: number | undefined }> {
+  const answer = await fetchPage({
+    endpoint: spec.endpoint,
+    path: spec.path + queryString(spec.query, { page: 1, pageSize: spec.pageSize }),
+    idempotent: true,
+    ...(signal ? { signal } : {}),
+  });
+  return { answer, total: randomPagingTotal(answer.body, spec.endpoint, answer.status) };
+}
+
+/** A fetcher whose first request is answered with an answer already in hand (that request is page 1). */
+function servingFirst(fetchPage: PageFetcher, first: Answer): PageFetcher {
+  let served = false;
+  return (request) => {
+    if (served) return fetchPage(request);
+    served = true;
+    return Promise.resolve(first);
+  };
+}
+
+/** `total` rows' worth of a range in pieces of about ROWS_PER_RANGE: at least two, at most as many as it has points. */
+function split(range: KeyRange, total: number): KeyRange[] {
+  const width = range.hi - range.lo;
+  const count = Math.min(width, Math.max(2, Math.ceil(total / ROWS_PER_RANGE)));
+  const parts: KeyRange[] = [];
+  for (let i = 0; i < count; i++) {
+    parts.push({ lo: range.lo + Math.floor((width * i) / count), hi: range.lo + Math.floor((width * (i + 1)) / count) });
+  }
+  return parts;
+}
+
+function rangeFilter(field: string, range: KeyRange): Filter {
+  // A piece of a split never spans the whole key space, so at least one bound is present.
+  return and(range.lo > 0 ? ge(field, boundary(range.lo)) : undefined, range.hi < KEY_SPACE ? lt(field, boundary(range.hi)) : undefined);
+}
+
+/**
+ * A point of the key space as a hex prefix without trailing zeros ("8" for the
+ * middle): shorter filters, and the same order as the points themselves.
+ */
+export function boundary(point: number): string {
+  return point.toString(16).padStart(BOUNDARY_DIGITS, '0').replace(/0+$/, '') || '0';
+}
