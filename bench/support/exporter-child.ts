@@ -4,12 +4,13 @@
  * SelfMetrics, MetricsRenderer, the express endpoints), without the cron
  * schedule: the parent decides when a collection round runs.
  *
- * Commands (IPC): round, captureStart, baseline, memory, gc, stop. The
- * baseline replays the requests a round made with a bare undici client, under
- * the same order constraints as the round (targets in parallel; within a
- * target, a collector's pages once the pages of the collectors it waits for
- * in a first round, its `after`, are fetched; the target's connection limit),
- * for the overhead ratio.
+ * Commands (IPC): round, advance (the clock), captureStart, baseline,
+ * memory, gc (needs the child started with --expose-gc), stop. The baseline
+ * replays the requests a round made with a bare undici client, under the
+ * same order constraints as the round (targets in parallel; within a target,
+ * a collector's pages once the pages of the collectors it waits for in a
+ * first round, its `after`, are fetched; the target's connection limit), for
+ * the overhead ratio.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import pino from 'pino';
@@ -30,7 +31,7 @@ import { childArgument, serve } from './ipc';
 export interface ExporterChildOptions {
   /** the configuration, as a YAML file would give it (plain object) */
   config: unknown;
-  /** keep the exporter's clock on the simulator's: a fixed offset from real time */
+  /** keep the exporter's clock on the simulator's: an offset from real time (the `advance` command moves it with the simulator's) */
   clockOffsetMs?: number;
   logLevel?: string;
 }
@@ -42,6 +43,8 @@ export interface ExporterHello {
 
 export interface RoundReport {
   seconds: number;
+  /** CPU time of the exporter's process (user + system) during the round */
+  cpuSeconds: number;
   results: RunResult[];
   /** requests the clients made (every attempt), by endpoint template */
   requests: number;
@@ -73,7 +76,7 @@ async function main(): Promise<void> {
   const options = childArgument<ExporterChildOptions>();
   const config: ExporterConfig = parseConfig(options.config);
   const logger = pino({ level: options.logLevel ?? 'warn' }, pino.destination(2));
-  const offset = options.clockOffsetMs ?? 0;
+  let offset = options.clockOffsetMs ?? 0;
 
   // Requests counted per endpoint template, besides the self-metrics.
   let byEndpoint = new Map<string, number>();
@@ -84,7 +87,7 @@ async function main(): Promise<void> {
       self.onRequest(event);
     },
   };
-  const runtime = new ExporterRuntime(config, { logger, observer, ...(offset ? { now: () => new Date(Date.now() + offset) } : {}) });
+  const runtime = new ExporterRuntime(config, { logger, observer, now: () => new Date(Date.now() + offset) });
   const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
   const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.isReady(), logger });
   const server = await listen(app, config.web);
@@ -125,7 +128,9 @@ async function main(): Promise<void> {
         byEndpoint = new Map();
         const before = new Map(store.all().map((r) => [`${r.target}\u0000${r.collector}`, r.runs]));
         const started = performance.now();
+        const cpuBefore = process.cpuUsage();
         const results = await runtime.runOnce();
+        const cpu = process.cpuUsage(cpuBefore);
         const seconds = (performance.now() - started) / 1000;
         const collectors = store
           .all()
@@ -139,7 +144,10 @@ async function main(): Promise<void> {
           }));
         let requests = 0;
         for (const count of byEndpoint.values()) requests += count;
-        return { seconds, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
+        return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
+      },
+      advance: (ms: number) => {
+        offset += ms;
       },
       captureStart: () => {
         capture = [];
