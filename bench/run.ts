@@ -26,9 +26,9 @@
  *      --ha-interval seconds (15, as configured in practice) for --ha-seconds,
  *      gzip, from start offsets spread over the interval: the budgeted p99.
  *      The exporter's peak RSS so far is the budgeted one;
- *   4. stress: 20 clients scraping back to back for --stress-seconds during
- *      rounds: reported, not budgeted (no user scrapes so), with the peak RSS
- *      after it;
+ *   4. stress: 20 clients scraping back to back for --stress-seconds (or
+ *      --scrape-seconds) during rounds: reported, not budgeted (no user
+ *      scrapes so), with the peak RSS after it;
  *   5. perAssetSeries protected and none (unless --no-cardinality): a fresh
  *      exporter's cold round each, its series and exposition size;
  *   6. hostile (with --hostile): exporter H with the estate's targets and
@@ -44,6 +44,7 @@
 import type { EstateSize } from '../src/simulator/types';
 import { startChild, type Child } from './support/ipc';
 import type { ListingSizes, SimChildOptions, SimHello, StatsReport } from './support/sim-child';
+import type { BaselineReport } from './support/bare-fetch';
 import type { ExporterChildOptions, ExporterHello, MemoryReport, RoundReport } from './support/exporter-child';
 import { describeRatios, estateName, ESTATES } from './support/estates';
 import { exporterNodeOptions } from './support/node-options';
@@ -98,7 +99,7 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--rounds') options.rounds = count(flag, argv[++i], 2);
     else if (flag === '--ha-seconds') options.haSeconds = count(flag, argv[++i], 0);
     else if (flag === '--ha-interval') options.haIntervalSeconds = count(flag, argv[++i], 1);
-    else if (flag === '--stress-seconds') options.stressSeconds = count(flag, argv[++i], 0);
+    else if (flag === '--stress-seconds' || flag === '--scrape-seconds') options.stressSeconds = count(flag, argv[++i], 0);
     else if (flag === '--no-overhead') options.overhead = false;
     else if (flag === '--no-cardinality') options.cardinality = false;
     else if (flag === '--hostile') options.hostile = true;
@@ -221,20 +222,13 @@ function slowest(round: RoundReport, bare: Record<string, number>, count = 8): s
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const scrapeLine = (s: ScrapeFigures) => `${s.scrapes} scrapes (failed ${s.failures}), ${mb(s.bytes)} each, p50 ${s.p50Ms.toFixed(1)} ms, p99 ${s.p99Ms.toFixed(1)} ms, max ${s.maxMs.toFixed(1)} ms`;
 
-interface Baseline {
-  seconds: number;
-  requests: number;
-  bytes: number;
-  byCollector: Record<string, number>;
-}
-
 /** Step 1: the bare fetch of a cold round's pages (exporter A) and an unrecorded cold round (exporter C). */
-async function overheadPhase(sim: Child<SimHello>, options: Options): Promise<{ baseline: Baseline; coldSecondsC: number }> {
+async function overheadPhase(sim: Child<SimHello>, options: Options): Promise<{ baseline: BaselineReport; coldSecondsC: number }> {
   const baseline = await withExporter(await startExporter(sim, options, 'all'), async (a) => {
     await a.call('captureStart');
     const first = await a.call<RoundReport>('round');
     console.log(`cold round (exporter A, recorded): ${first.seconds.toFixed(2)} s${failedCollectors(first)}`);
-    const best = await a.call<Baseline>('baseline', { times: 2 });
+    const best = await a.call<BaselineReport>('baseline', { times: 2 });
     console.log(`baseline (bare undici, same pages, best of 2): ${best.requests} requests, ${best.seconds.toFixed(2)} s`);
     console.log(`  slowest collectors, cold round A / bare fetch: ${slowest(first, best.byCollector)}`);
     return best;
