@@ -246,7 +246,10 @@ async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<
     const warm = await measuredRound(sim, b, 'warm round, no change in the estate');
     const heapAfterGcBytes = (await b.call<MemoryReport>('gc')).heapUsed;
     const all = await exposition(`${b.hello.address}/metrics`);
-    for (let round = 3; round <= options.rounds; round++) await advancedRound(sim, b);
+    for (let round = 3; round <= options.rounds; round++) {
+      const report = await advancedRound(sim, b);
+      console.log(`round ${round}, clock +${ROUND_STEP_MS / 1000} s: ${report.seconds.toFixed(2)} s wall, ${report.cpuSeconds.toFixed(2)} s CPU${failedCollectors(report)}`);
+    }
     console.log(`heap in use after a round and a forced GC: ${mb(heapAfterGcBytes)}; rounds run: ${options.rounds}`);
 
     const url = `${b.hello.address}/metrics`;
@@ -265,7 +268,8 @@ async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<
       stress = { ...phase.result, rounds: phase.rounds, peakRssBytes: (await b.call<MemoryReport>('memory')).maxRss };
       console.log(`stress, ${STRESS_SCRAPERS} clients back to back, during ${phase.rounds} rounds: ${scrapeLine(phase.result)}`);
     }
-    return { cold, warm, heapAfterGcBytes, exposition: all, roundsRun: options.rounds, ha, peakRssBytes, stress };
+    const roundsRun = options.rounds + (ha?.rounds ?? 0) + (stress?.rounds ?? 0);
+    return { cold, warm, heapAfterGcBytes, exposition: all, roundsRun, ha, peakRssBytes, stress };
   });
 }
 
