@@ -64,6 +64,14 @@ const SHIPPED_MEMORY_LIMIT_BYTES = 512 * MIB;
 /** a misbehaving service receives at most this many requests per round ("a few hundred") */
 const HOSTILE_REQUESTS_PER_ROUND = 500;
 
+/** What the table's figures are, printed under it. */
+const NOTES = [
+  'API requests: what the simulator answered. CPU: user + system time of the exporter\'s process during the round.',
+  'peak RSS: the exporter process\'s maxRSS; the budgeted one is read before the stress scrapes.',
+  'p99: nearest rank; with fewer than 100 scrapes it is the slowest one.',
+  'hostile: requests each hostile server received in each round of exporter H.',
+];
+
 interface Budget {
   name: string;
   value: string;
@@ -110,7 +118,7 @@ function table(all: EstateFigures[]): string[] {
   const perSetting = (f: EstateFigures, value: (e: Exposition) => string) => settings.map((s) => (f.exposition[s] ? value(f.exposition[s]) : '-')).join(' / ');
   const round = (r: RoundFigures) => `${r.requests} req, ${seconds(r.seconds)} wall, ${seconds(r.cpuSeconds)} CPU`;
   const rows: Array<[string, (f: EstateFigures) => string]> = [
-    ['assets / copies / VMs / storage systems', (f) => `${f.size.assets} / ${(f.size.assets ?? 0) * (f.size.copiesPerAsset ?? 0)} / ${f.size.replicatedVms} / ${f.size.storageSystems}`],
+    ['assets / copies per asset / VMs / storage systems', (f) => `${f.size.assets} / ${f.size.copiesPerAsset} / ${f.size.replicatedVms} / ${f.size.storageSystems}`],
     ['activities per day / audit entries', (f) => `${f.size.activitiesPerDay} / ${f.size.auditEntries}`],
     ['simulator: start, heap (not the exporter\'s)', (f) => `${seconds(f.simStartSeconds)}, ${mb(f.simHeapBytes)}`],
     ['cold round: API requests, wall, exporter CPU', (f) => round(f.cold)],
@@ -142,7 +150,10 @@ function table(all: EstateFigures[]): string[] {
 export function report(results: EstateResult[], context: ReportContext): boolean {
   const figures = results.filter(isFigures);
   console.log(`\n=== results (exporter node options: ${context.exporterNodeOptions.join(' ') || '(none)'})`);
-  if (figures.length > 0) for (const line of table(figures)) console.log(line);
+  if (figures.length > 0) {
+    for (const line of table(figures)) console.log(line);
+    for (const note of NOTES) console.log(`  ${note}`);
+  }
   for (const f of figures) console.log(`\nlower bound of ${f.estate}: ${Object.entries(f.lower.parts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
   let ok = true;
   const checked: Record<string, Budget[]> = {};
