@@ -187,22 +187,28 @@ async function advancedRound(sim: Child<SimHello>, exporter: Child<ExporterHello
   return exporter.call<RoundReport>('round');
 }
 
-/** Runs `load` while collection rounds run back to back with the clock moving; the rounds it overlapped. */
+/**
+ * Runs `load` while collection rounds run back to back with the clock moving;
+ * the rounds that overlapped it (the last one is awaited). A round that fails
+ * (the exporter exited) fails the phase once the load has ended.
+ */
 async function duringRounds<T>(sim: Child<SimHello>, exporter: Child<ExporterHello>, load: () => Promise<T>): Promise<{ result: T; rounds: number }> {
   let loading = true;
   let rounds = 0;
+  let failure: { error: unknown } | undefined;
   const collections = (async () => {
     while (loading) {
-      await advancedRound(sim, exporter);
       rounds += 1;
+      await advancedRound(sim, exporter);
     }
-  })();
-  try {
-    return { result: await load(), rounds };
-  } finally {
-    loading = false;
-    await collections;
-  }
+  })().catch((error: unknown) => {
+    failure = { error };
+  });
+  const result = await load();
+  loading = false;
+  await collections;
+  if (failure) throw failure.error;
+  return { result, rounds };
 }
 
 function failedCollectors(round: RoundReport): string {
