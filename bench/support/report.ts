@@ -1,0 +1,171 @@
+/**
+ * The benchmark's output: one table with a column per estate, the budgets
+ * with PASS or FAIL, and a JSON line with every figure.
+ *
+ * Budgets apply where they were set: the request ratios, the HA scrape p99,
+ * an exporter that survives its rounds and the hostile phase's bounds on
+ * every estate; the overhead ratio and the peak RSS on the 10k estate (L),
+ * whose heap settings they were set with (the sizing guide derives the other
+ * sizes' memory from their figures).
+ */
+import type { EstateSize } from '../../src/simulator/types';
+import type { HostileKind } from './hostile';
+import type { Exposition, ScrapeFigures } from './scrape';
+
+export interface RoundFigures {
+  /** API requests the simulator answered during the round */
+  requests: number;
+  bytes: number;
+  seconds: number;
+  /** CPU time of the exporter's process during the round */
+  cpuSeconds: number;
+}
+
+export interface EstateFigures {
+  estate: string;
+  size: Partial<EstateSize>;
+  simStartSeconds: number;
+  simHeapBytes: number;
+  cold: RoundFigures;
+  warm: RoundFigures;
+  lower: { total: number; parts: Record<string, number> };
+  /** the bare fetch of a cold round's pages, and the best cold round against it */
+  overhead?: { baselineSeconds: number; baselineRequests: number; bestColdSeconds: number; ratio: number };
+  /** heap in use after the warm round and a forced GC */
+  heapAfterGcBytes: number;
+  /** rounds exporter B completed: --rounds, then those during the scrape phases */
+  roundsRun: number;
+  ha?: ScrapeFigures & { intervalSeconds: number; rounds: number };
+  /** peak RSS of exporter B through its rounds and the HA scrapes */
+  peakRssBytes: number;
+  stress?: ScrapeFigures & { rounds: number; peakRssBytes: number };
+  exposition: Partial<Record<'all' | 'protected' | 'none', Exposition>>;
+  hostile?: { peakRssBytes: number; roundSeconds: number[]; requestsPerRound: Record<HostileKind, number[]> };
+}
+
+/** An estate whose run ended early: a child exited (out of memory, say) or a step threw. */
+export interface EstateError {
+  estate: string;
+  error: string;
+}
+
+export type EstateResult = EstateFigures | EstateError;
+
+export interface ReportContext {
+  rounds: number;
+  exporterNodeOptions: string[];
+}
+
+/** The estate the overhead and peak-RSS budgets were set on. */
+const BUDGET_ESTATE = '10k';
+const MIB = 1024 * 1024;
+/** the shipped Kubernetes manifests' memory limit (deploy/kubernetes) */
+const SHIPPED_MEMORY_LIMIT_BYTES = 512 * MIB;
+/** a misbehaving service receives at most this many requests per round ("a few hundred") */
+const HOSTILE_REQUESTS_PER_ROUND = 500;
+
+/** What the table's figures are, printed under it. */
+const NOTES = [
+  'API requests: what the simulator answered. CPU: user + system time of the exporter\'s process during the round.',
+  'peak RSS: the exporter process\'s maxRSS; the budgeted one is read before the stress scrapes.',
+  'p99: nearest rank; with fewer than 100 scrapes it is the slowest one.',
+  'hostile: requests each hostile server received in each round of exporter H.',
+];
+
+interface Budget {
+  name: string;
+  value: string;
+  pass: boolean;
+}
+
+const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : `${(bytes / MIB).toFixed(1)} MB`);
+const seconds = (value: number | undefined) => (value === undefined ? '-' : `${value.toFixed(2)} s`);
+const ms = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(1));
+const isFigures = (result: EstateResult): result is EstateFigures => !('error' in result);
+
+export function budgets(f: EstateFigures, context: ReportContext): Budget[] {
+  const warmShare = f.warm.requests / f.cold.requests;
+  const coldRatio = f.cold.requests / f.lower.total;
+  const list: Budget[] = [
+    { name: 'warm-round requests <= 5% of cold', value: `${(warmShare * 100).toFixed(2)}%`, pass: warmShare <= 0.05 },
+    { name: 'cold requests <= 1.2 x lower bound', value: `${coldRatio.toFixed(3)} x`, pass: coldRatio <= 1.2 },
+    { name: `at least ${context.rounds} rounds without the exporter exiting`, value: `${f.roundsRun} rounds`, pass: f.roundsRun >= context.rounds },
+  ];
+  if (f.ha) {
+    list.push({
+      name: `/metrics p99 < 250 ms (HA pair, gzip, every ${f.ha.intervalSeconds} s, during rounds)`,
+      value: `${f.ha.p99Ms.toFixed(1)} ms of ${f.ha.scrapes} scrapes, ${f.ha.failures} failed`,
+      pass: f.ha.p99Ms < 250 && f.ha.failures === 0 && f.ha.scrapes > 0,
+    });
+  }
+  if (f.estate === BUDGET_ESTATE) {
+    if (f.overhead) list.push({ name: 'overhead ratio <= 1.3', value: f.overhead.ratio.toFixed(2), pass: f.overhead.ratio <= 1.3 });
+    list.push({ name: 'peak RSS < 400 MB (rounds and HA scrapes)', value: mb(f.peakRssBytes), pass: f.peakRssBytes < 400 * MIB });
+  }
+  if (f.hostile) {
+    const hostile = f.hostile;
+    list.push({ name: 'peak RSS with hostile targets < 512 MiB (the manifests\' limit)', value: mb(hostile.peakRssBytes), pass: hostile.peakRssBytes < SHIPPED_MEMORY_LIMIT_BYTES });
+    for (const [kind, counts] of Object.entries(hostile.requestsPerRound)) {
+      const most = Math.max(...counts);
+      list.push({ name: `requests per round to the ${kind} server <= ${HOSTILE_REQUESTS_PER_ROUND}`, value: String(most), pass: most <= HOSTILE_REQUESTS_PER_ROUND });
+    }
+  }
+  return list;
+}
+
+function table(all: EstateFigures[]): string[] {
+  const settings = ['all', 'protected', 'none'] as const;
+  const perSetting = (f: EstateFigures, value: (e: Exposition) => string) => settings.map((s) => (f.exposition[s] ? value(f.exposition[s]) : '-')).join(' / ');
+  const round = (r: RoundFigures) => `${r.requests} req, ${seconds(r.seconds)} wall, ${seconds(r.cpuSeconds)} CPU`;
+  const rows: Array<[string, (f: EstateFigures) => string]> = [
+    ['assets / copies per asset / VMs / storage systems', (f) => `${f.size.assets} / ${f.size.copiesPerAsset} / ${f.size.replicatedVms} / ${f.size.storageSystems}`],
+    ['activities per day / audit entries', (f) => `${f.size.activitiesPerDay} / ${f.size.auditEntries}`],
+    ['simulator: start, heap (not the exporter\'s)', (f) => `${seconds(f.simStartSeconds)}, ${mb(f.simHeapBytes)}`],
+    ['cold round: API requests, wall, exporter CPU', (f) => round(f.cold)],
+    ['warm round: API requests, wall, exporter CPU', (f) => round(f.warm)],
+    ['cold round: bytes read from the APIs', (f) => mb(f.cold.bytes)],
+    ['lower bound (pages); cold requests / bound', (f) => `${f.lower.total}; ${(f.cold.requests / f.lower.total).toFixed(3)}`],
+    ['warm / cold requests', (f) => `${((f.warm.requests / f.cold.requests) * 100).toFixed(2)}%`],
+    ['bare fetch of a cold round\'s pages', (f) => seconds(f.overhead?.baselineSeconds)],
+    ['overhead ratio (best cold round / bare)', (f) => (f.overhead ? f.overhead.ratio.toFixed(2) : '-')],
+    ['heap in use after a round and a forced GC', (f) => mb(f.heapAfterGcBytes)],
+    ['peak RSS: rounds and HA scrapes', (f) => mb(f.peakRssBytes)],
+    ['series, perAssetSeries all / protected / none', (f) => perSetting(f, (e) => String(e.series))],
+    ['/metrics MB plain, all / protected / none', (f) => perSetting(f, (e) => (e.plainBytes / MIB).toFixed(2))],
+    ['/metrics MB gzip, all / protected / none', (f) => perSetting(f, (e) => (e.gzipBytes / MIB).toFixed(2))],
+    ['HA pair scrapes: p50 / p99 ms (scrapes, rounds)', (f) => (f.ha ? `${ms(f.ha.p50Ms)} / ${ms(f.ha.p99Ms)} (${f.ha.scrapes}, ${f.ha.rounds})` : '-')],
+    ['stress, 20 back to back: p50 / p99 ms', (f) => (f.stress ? `${ms(f.stress.p50Ms)} / ${ms(f.stress.p99Ms)} (${f.stress.scrapes})` : '-')],
+    ['peak RSS after the stress', (f) => mb(f.stress?.peakRssBytes)],
+    ['hostile: peak RSS beside the estate', (f) => mb(f.hostile?.peakRssBytes)],
+    ...(['endless-body', 'pages-forever', 'never-answers'] as const).map(
+      (kind): [string, (f: EstateFigures) => string] => [`hostile: requests per round, ${kind}`, (f) => f.hostile?.requestsPerRound[kind].join(', ') ?? '-'],
+    ),
+  ];
+  const cells = [['', ...all.map((f) => f.estate)], ...rows.map(([label, value]) => [label, ...all.map(value)])];
+  const widths = (cells[0] as string[]).map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
+  return cells.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0] as number) : cell.padStart(widths[column] as number))).join('  '));
+}
+
+/** Prints the table, the budgets and the JSON line; false when a budget failed or an estate's run ended early. */
+export function report(results: EstateResult[], context: ReportContext): boolean {
+  const figures = results.filter(isFigures);
+  console.log(`\n=== results (exporter node options: ${context.exporterNodeOptions.join(' ') || '(none)'})`);
+  if (figures.length > 0) {
+    for (const line of table(figures)) console.log(line);
+    for (const note of NOTES) console.log(`  ${note}`);
+  }
+  for (const f of figures) console.log(`\nlower bound of ${f.estate}: ${Object.entries(f.lower.parts).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+  let ok = true;
+  const checked: Record<string, Budget[]> = {};
+  for (const result of results) {
+    const list = isFigures(result) ? budgets(result, context) : [{ name: 'the estate\'s run completes (no child exited)', value: result.error, pass: false }];
+    checked[result.estate] = list;
+    console.log(`\n=== budgets on ${result.estate}`);
+    for (const budget of list) {
+      console.log(`${budget.pass ? 'PASS' : 'FAIL'}  ${budget.name}: ${budget.value}`);
+      ok &&= budget.pass;
+    }
+  }
+  console.log(`\n${JSON.stringify({ context, results, budgets: checked })}`);
+  return ok;
+}
