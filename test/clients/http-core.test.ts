@@ -143,7 +143,8 @@ describe('HttpCore', () => {
   it('bounds the bytes of bodies that never end across clients, refusing each once and freeing every byte', async () => {
     start(endless);
     const budget = new PeakBudget(256 * 1024);
-    const clients = [0, 1, 2].map(() => core({ maxResponseBytes: 1024 * 1024, maxConcurrency: 4, responseBudget: budget }).http);
+    // A time limit no loaded machine reaches: only the budget and the cap may end these bodies.
+    const clients = [0, 1, 2].map(() => core({ maxResponseBytes: 1024 * 1024, maxConcurrency: 4, requestTimeoutMs: 120_000, responseBudget: budget }).http);
     const requests = clients.flatMap((http) => [0, 1, 2, 3].map(() => http.request(get).then(() => undefined, (e: unknown) => e as ApiError)));
     const errors = await Promise.all(requests);
     for (const error of errors) {
@@ -160,8 +161,8 @@ describe('HttpCore', () => {
   it('reads legitimate bodies whole while an endless one fills the budget', async () => {
     start((req, res) => (req.url?.includes('endless') ? endless(req, res) : json(200, { items: 'y'.repeat(50 * 1024) })(req, res)));
     const budget = new PeakBudget(256 * 1024);
-    const hostile = core({ maxResponseBytes: 1024 * 1024, responseBudget: budget }).http;
-    const healthy = core({ maxResponseBytes: 1024 * 1024, responseBudget: budget }).http;
+    const hostile = core({ maxResponseBytes: 1024 * 1024, requestTimeoutMs: 120_000, responseBudget: budget }).http;
+    const healthy = core({ maxResponseBytes: 1024 * 1024, requestTimeoutMs: 120_000, responseBudget: budget }).http;
     const [refused, ...pages] = await Promise.all([
       hostile.request({ ...get, path: '/api/x/endless' }).catch((e: unknown) => e as ApiError),
       healthy.request(get),
