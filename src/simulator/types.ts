@@ -54,6 +54,10 @@ export interface SimulatorOptions {
   password?: string;
   /** management service token lifetime in seconds (default 28800) */
   tokenTtlSeconds?: number;
+  /** the management service's account with the User role (default "monitor", the same password) */
+  userRoleUsername?: string;
+  /** the management service answers 400 to query parameters an endpoint does not document, as with strict REST validation on (default true) */
+  strictRestValidation?: boolean;
 }
 
 /** The simulated clock. Advancing it makes the estate evolve (new copies, activities, audit entries, VM pauses, capacity growth). */

@@ -124,12 +124,15 @@ export const copySchema = z.object({
   size: z.number().nonnegative(),
   location: z.string(),
   retentionTime: timestamp.nullish(),
+  /** a deletion state (copy-states.ts) or null / absent for a live copy */
+  state: nullableString,
 });
 export type Copy = z.output<typeof copySchema>;
 
 export const latestCopySchema = z.object({
   assetId: z.string().min(1),
   createTime: timestamp,
+  state: nullableString,
 });
 export type LatestCopy = z.output<typeof latestCopySchema>;
 
@@ -190,6 +193,10 @@ export const complianceSchema = z.object({
   assetId: nullableString,
   protectionPolicyId: nullableString,
   policyName: nullableString,
+  /** the policy stage (objective) the record verifies */
+  stageId: nullableString,
+  /** when the verification ran: each record is one run (history) */
+  verificationTime: timestamp.nullish(),
   status: nullableString,
   verifiedObjectives: z.union([objectiveStatus, z.array(objectiveStatus)]).nullish(),
 });

@@ -27,6 +27,7 @@ import {
   assetTypeInfo,
 } from './catalog';
 import { lastExpiryRun, makeCopy, nextBackupAfter, scheduledCopies } from './copies';
+import { addDeletedCopies } from './deleted-copies';
 import { evolve } from './evolution';
 import { HourlyFeed, hourlyCount, sortedTimes } from './feed';
 import { ManagementEstate } from './model';
@@ -444,6 +445,7 @@ function makeAssets(
   const lastRun = lastExpiryRun(startMs);
   for (const plan of plans) makeInitialCopies(rng.fork(`copies/${plan.asset.ordinal}`), plan, startMs, lastRun, policies, storageArrayId);
   pinLaggingAssets(rng.fork('lagging'), plans.map((p) => p.asset));
+  addDeletedCopies(rng.fork('deleted-copies'), plans.map((p) => p.asset), startMs);
 
   const assets = plans.map((p) => p.asset);
   for (const asset of assets) {

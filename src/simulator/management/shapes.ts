@@ -236,6 +236,8 @@ export interface ComplianceDetail {
   protectionPolicyId: string;
   policyName: string;
   stageId: string;
+  /** when this verification run checked the objective */
+  verificationTime: string;
   /** api-notes' flat field */
   status: ComplianceStatus;
   /** the seed's field (release 19.7): the same result */

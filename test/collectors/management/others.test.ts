@@ -59,10 +59,13 @@ describe('other management collectors', () => {
     expect(fromAssets).toEqual(fromSummary); // the two sources agree on the simulator
   });
 
-  it('compliance: results by policy and status', async () => {
+  it('compliance: the latest result per asset and stage, by policy and status, out of every verification run listed', async () => {
     const result = await run(complianceCollector, sim, h);
     const truth = sim.estate.management.compliance();
     expect(truth.length).toBeGreaterThan(1000);
+    // the listing is history: the earlier runs were read and left out
+    expect(result.items).toBe(sim.estate.management.complianceHistory().length);
+    expect(result.items).toBeGreaterThan(truth.length);
     const expected = tally(truth, (c) => `${c.policyName}/${c.status}`);
     // every known status of every policy has a series, 0 included
     for (const policy of new Set(truth.map((c) => c.policyName))) {
