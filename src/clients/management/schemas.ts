@@ -106,6 +106,8 @@ export const assetSchema = z.object({
   /** required to be present (null = no copy): a missing field must not read as "no copy" */
   lastAvailableCopyTime: timestamp.nullable(),
   updatedAt: timestamp.nullish(),
+  /** the products' top-level policy reference; wins over _embedded (present only with expand) */
+  protectionPolicy: z.object({ id: nullableString, name: nullableString, type: nullableString }).nullish(),
   _embedded: z
     .object({
       protectionPolicy: z.object({ id: nullableString, name: nullableString, type: nullableString }).nullish(),

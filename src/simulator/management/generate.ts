@@ -292,7 +292,40 @@ function makeInventorySources(rng: SeededRandom, size: EstateSize, startMs: numb
       phaseMs: rng.int(0, periodMs - 1),
     });
   }
+  sources.push(...otherInventorySources(rng.fork('other-types'), startMs));
   return sources;
+}
+
+/**
+ * Sources of other types, as the products list them beside the hypervisor
+ * managers: a vCenter under the products' type name (discovered), and an
+ * application host, a storage system and a group without a discovery result.
+ */
+function otherInventorySources(rng: SeededRandom, startMs: number): InventorySourceRecord[] {
+  const kinds: Array<{ type: string; name: string; discovered: boolean }> = [
+    { type: 'VCENTER', name: 'vcenter-lab.example.lab', discovered: true },
+    { type: 'APP_HOST', name: 'apphost-sql01.example.lab', discovered: false },
+    { type: 'DDSYSTEM', name: 'dd-protect01.example.lab', discovered: false },
+    { type: 'ASSET_GROUP', name: 'finance-databases', discovered: false },
+  ];
+  return kinds.map(({ type, name, discovered }) => ({
+    api: {
+      id: uuidFrom(rng),
+      name,
+      version: type === 'VCENTER' ? '8.0.2' : '',
+      type,
+      lastDiscovered: new Date(startMs).toISOString(),
+      lastDiscoveryResult: discovered ? { status: 'OK', summaries: [] } : null,
+      lastDiscoveryTaskId: uuidFrom(rng),
+      address: name,
+      port: type === 'ASSET_GROUP' ? 0 : 443,
+      credentials: { id: uuidFrom(rng) },
+      details: { customAppGroup: null, hvManager: { internal: false, hosting: false, cloudType: 'NONE', hvUiIntegration: type === 'VCENTER' } },
+      local: false,
+    },
+    periodMs: HOUR_MS,
+    phaseMs: rng.int(0, HOUR_MS - 1),
+  }));
 }
 
 function pad(n: number): string {
@@ -422,6 +455,7 @@ function makeAssets(
       createdAt: new Date(createdMs).toISOString(),
       updatedAt: new Date(createdMs).toISOString(),
       details: vm ? { vm } : {},
+      protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type } : null,
       _embedded: {
         protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type, protectionEngine: vm ? 'VMDIRECT' : info.protectionEngine } : null,
       },

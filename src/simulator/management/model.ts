@@ -239,6 +239,13 @@ export class ManagementEstate {
     return true;
   }
 
+  /** the asset answers as the products do without `expand`: its policy only in the top-level protectionPolicy */
+  dropEmbeddedPolicy(id: string): void {
+    const asset = this.requireAsset(id);
+    asset.api._embedded = { protectionPolicy: null };
+    this.changed(true);
+  }
+
   setAssetDeleted(id: string, deleted: boolean): void {
     const asset = this.requireAsset(id);
     asset.api.deleted = deleted;
@@ -278,6 +285,7 @@ export class ManagementEstate {
       createdAt: new Date(createdMs).toISOString(),
       updatedAt: new Date(createdMs).toISOString(),
       details: {},
+      protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type } : null,
       _embedded: {
         protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type, protectionEngine: info.protectionEngine } : null,
       },

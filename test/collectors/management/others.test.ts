@@ -80,11 +80,13 @@ describe('other management collectors', () => {
     const expected = (): [Map<string, number>, Map<string, number>] => {
       const sources = sim.estate.management.inventorySources();
       return [
-        new Map(sources.map((s) => [s.name, s.lastDiscoveryResult.status === 'OK' ? 1 : 0])),
+        // a source without a discovery result (another type) is not reported as failed: no series
+        new Map(sources.filter((s) => s.lastDiscoveryResult !== null).map((s) => [s.name, s.lastDiscoveryResult?.status === 'OK' ? 1 : 0])),
         new Map(sources.map((s) => [s.name, Date.parse(s.lastDiscovered) / 1000])),
       ];
     };
     let result = await run(inventorySourcesCollector, sim, h);
+    expect(sim.estate.management.inventorySources().filter((s) => s.lastDiscoveryResult === null).map((s) => s.type).sort()).toEqual(['APP_HOST', 'ASSET_GROUP', 'DDSYSTEM']);
     expect([
       map(result, 'dataprotect_inventory_source_discovery_success', ['source']),
       map(result, 'dataprotect_inventory_source_last_discovery_timestamp_seconds', ['source']),

@@ -6,6 +6,7 @@
  * with the User role. Every count equals the simulator's truth.
  */
 import pino from 'pino';
+import { assetsCollector } from '../../../src/collectors/management/assets';
 import { cloudDrSessionsCollector } from '../../../src/collectors/management/cloud-dr-sessions';
 import { copiesCollector } from '../../../src/collectors/management/copies';
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
@@ -77,6 +78,18 @@ describe('management service habits of real equipment', () => {
     }
     expect(newerDeleted).toBeGreaterThan(0);
     expect(h.requests.filter((r) => r.endpoint === '/api/v2/latest-copies').map((r) => r.code)).not.toContain('400');
+  });
+
+  it('assets: the products\' asset types pass through; the policy name comes from the top-level protectionPolicy', async () => {
+    const estate = sim.estate.management;
+    const policy = estate.policies().find((p) => p.type === 'ACTIVE') as { id: string; name: string };
+    const vm = estate.addAsset({ type: 'VMWARE_VIRTUAL_MACHINE', name: 'vm-product-01', policyId: policy.id });
+    // without expand the products send the policy only at the top level: no name but there
+    estate.dropEmbeddedPolicy(vm.id);
+    const result = await run(assetsCollector, sim, h, { settings: { perAssetSeries: 'all' } });
+    const info = samplesNamed(result, 'dataprotect_asset_info').find((s) => s.labels.asset_id === vm.id);
+    expect(info?.labels).toMatchObject({ asset_type: 'VMWARE_VIRTUAL_MACHINE', policy: policy.name, protection_status: 'PROTECTED' });
+    expect(samplesNamed(result, 'dataprotect_assets').find((s) => s.labels.asset_type === 'VMWARE_VIRTUAL_MACHINE')?.value).toBe(1);
   });
 
   it('cloud-dr-sessions: every page of {content, pageInfo} is read', async () => {
