@@ -42,6 +42,8 @@ function usage(): string {
   --start-time <iso>         simulated start time (default: now)
   --speed <x>                simulated seconds per real second (default 1; 0 freezes the clock)
   --username <name> --password <secret> --token-ttl <seconds>
+  --user-role-username <name> management account with the User role, same password (default monitor)
+  --lenient-rest             management service accepts undocumented query parameters (default: 400)
 ${Object.keys(PORT_FLAGS)
   .map((f) => `  --${f} <port>`)
   .join('\n')}
@@ -55,12 +57,13 @@ function parseNumber(flag: string, raw: string): number {
 }
 
 export function parseCli(argv: string[]): { options: SimulatorOptions; speed: number; caOut?: string; help: boolean } {
-  const stringFlags = ['seed', 'start-time', 'speed', 'username', 'password', 'token-ttl', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
+  const stringFlags = ['seed', 'start-time', 'speed', 'username', 'password', 'token-ttl', 'user-role-username', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
   const { values } = parseArgs({
     args: argv,
     options: {
       ...Object.fromEntries(stringFlags.map((f) => [f, { type: 'string' as const }])),
       https: { type: 'boolean' },
+      'lenient-rest': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -76,6 +79,8 @@ export function parseCli(argv: string[]): { options: SimulatorOptions; speed: nu
   if (str('username') !== undefined) options.username = str('username');
   if (str('password') !== undefined) options.password = str('password');
   if (str('token-ttl') !== undefined) options.tokenTtlSeconds = parseNumber('token-ttl', str('token-ttl') as string);
+  if (str('user-role-username') !== undefined) options.userRoleUsername = str('user-role-username');
+  if (values['lenient-rest']) options.strictRestValidation = false;
   const size: Partial<EstateSize> = {};
   for (const [flag, key] of Object.entries(SIZE_FLAGS)) {
     const raw = str(flag);

@@ -180,5 +180,7 @@ describe('simulator CLI flags', () => {
     expect(() => parseCli(['--start-time', 'yesterday'])).toThrow(/--start-time/);
     expect(() => parseCli(['--no-such-flag'])).toThrow();
     expect(parseCli([]).options).toMatchObject({ https: false, size: {} });
+    expect(parseCli([]).options.strictRestValidation).toBeUndefined(); // the simulator's default: strict
+    expect(parseCli(['--lenient-rest', '--user-role-username', 'viewer']).options).toMatchObject({ strictRestValidation: false, userRoleUsername: 'viewer' });
   });
 });
