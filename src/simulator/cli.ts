@@ -44,6 +44,7 @@ function usage(): string {
   --username <name> --password <secret> --token-ttl <seconds>
   --user-role-username <name> management account with the User role, same password (default monitor)
   --lenient-rest             management service accepts undocumented query parameters (default: 400)
+  --management-type-names <seed|product>  asset type names (product: VMWARE_VIRTUAL_MACHINE; default seed)
 ${Object.keys(PORT_FLAGS)
   .map((f) => `  --${f} <port>`)
   .join('\n')}
@@ -57,7 +58,7 @@ function parseNumber(flag: string, raw: string): number {
 }
 
 export function parseCli(argv: string[]): { options: SimulatorOptions; speed: number; caOut?: string; help: boolean } {
-  const stringFlags = ['seed', 'start-time', 'speed', 'username', 'password', 'token-ttl', 'user-role-username', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
+  const stringFlags = ['seed', 'start-time', 'speed', 'username', 'password', 'token-ttl', 'user-role-username', 'management-type-names', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -81,6 +82,11 @@ export function parseCli(argv: string[]): { options: SimulatorOptions; speed: nu
   if (str('token-ttl') !== undefined) options.tokenTtlSeconds = parseNumber('token-ttl', str('token-ttl') as string);
   if (str('user-role-username') !== undefined) options.userRoleUsername = str('user-role-username');
   if (values['lenient-rest']) options.strictRestValidation = false;
+  const typeNames = str('management-type-names');
+  if (typeNames !== undefined) {
+    if (typeNames !== 'seed' && typeNames !== 'product') throw new Error(`--management-type-names needs seed or product, got "${typeNames}"`);
+    options.managementTypeNames = typeNames;
+  }
   const size: Partial<EstateSize> = {};
   for (const [flag, key] of Object.entries(SIZE_FLAGS)) {
     const raw = str(flag);

@@ -53,7 +53,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
 
   // Each estate forks its own stream from `random`, so their order here does not matter.
-  const management = createManagementEstate(random, size, clock);
+  const management = createManagementEstate(random, size, clock, { typeNames: options.managementTypeNames ?? 'seed' });
   const replication = new ReplicationEstate(random, size, clock);
   const storage = new StorageEstate(random, size, clock);
 

@@ -54,6 +54,8 @@ export interface SimulatorOptions {
   password?: string;
   /** management service token lifetime in seconds (default 28800) */
   tokenTtlSeconds?: number;
+  /** the management service's asset type names: the seeds' (HV_VIRTUAL_MACHINE, default) or the real products' (VMWARE_VIRTUAL_MACHINE) */
+  managementTypeNames?: 'seed' | 'product';
   /** the management service's account with the User role (default "monitor", the same password) */
   userRoleUsername?: string;
   /** the management service answers 400 to query parameters an endpoint does not document, as with strict REST validation on (default true) */

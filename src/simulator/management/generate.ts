@@ -40,7 +40,19 @@ export const ACTIVITY_HISTORY_MS = 2 * DAY_MS;
 /** how far back the audit log reaches at start */
 export const AUDIT_HISTORY_MS = 7 * DAY_MS;
 
-export function createManagementEstate(random: SeededRandom, size: EstateSize, clock: SimulatedClock): ManagementEstate {
+/**
+ * The products' names of asset types where the seeds use their own (the
+ * same assets otherwise): a service of the real products reports its
+ * virtual machines as VMWARE_VIRTUAL_MACHINE.
+ */
+const PRODUCT_TYPE_NAMES: Readonly<Record<string, string>> = { HV_VIRTUAL_MACHINE: 'VMWARE_VIRTUAL_MACHINE' };
+
+export interface ManagementEstateOptions {
+  /** asset type names: the seeds' (default) or the real products' */
+  typeNames?: 'seed' | 'product';
+}
+
+export function createManagementEstate(random: SeededRandom, size: EstateSize, clock: SimulatedClock, options: ManagementEstateOptions = {}): ManagementEstate {
   const rng = random.fork('management');
   const startMs = clock.now().getTime();
 
@@ -83,6 +95,8 @@ export function createManagementEstate(random: SeededRandom, size: EstateSize, c
     assetsVersion: 0,
   };
   for (const asset of assets) for (const copy of asset.copies) state.copyById.set(copy.id, copy);
+  // Renamed once everything is drawn: the two namings give the same estate.
+  if (options.typeNames === 'product') for (const asset of assets) asset.api.type = PRODUCT_TYPE_NAMES[asset.api.type] ?? asset.api.type;
 
   state.activityFeed = new HourlyFeed<ActivityRecord>(
     startMs - ACTIVITY_HISTORY_MS,

@@ -12,7 +12,7 @@ import { copiesCollector } from '../../../src/collectors/management/copies';
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
 import { LATEST_COPY_TIMES, type LatestCopyTimes } from '../../../src/collectors/management/shared';
 import { PermissionDenied, alreadyReported } from '../../../src/collectors/shared/permission';
-import { DEFAULT_USER_ROLE_USERNAME, type RunningSimulator } from '../../../src/simulator';
+import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../../src/simulator';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 
@@ -90,6 +90,24 @@ describe('management service habits of real equipment', () => {
     const info = samplesNamed(result, 'dataprotect_asset_info').find((s) => s.labels.asset_id === vm.id);
     expect(info?.labels).toMatchObject({ asset_type: 'VMWARE_VIRTUAL_MACHINE', policy: policy.name, protection_status: 'PROTECTED' });
     expect(samplesNamed(result, 'dataprotect_assets').find((s) => s.labels.asset_type === 'VMWARE_VIRTUAL_MACHINE')?.value).toBe(1);
+  });
+
+  it('assets: an estate named as the products name it counts the same assets under VMWARE_VIRTUAL_MACHINE', async () => {
+    const product = await startSimulator({ seed: 11, size: { assets: 300, protectionPolicies: 6, activitiesPerDay: 20, auditEntries: 20, replicatedVms: 1, storageSystems: 1 }, startTime: sim.clock.now(), managementTypeNames: 'product' });
+    const ph = managementHarness(product);
+    try {
+      const result = await run(assetsCollector, product, ph);
+      const counted = new Map<string, number>();
+      for (const s of samplesNamed(result, 'dataprotect_assets')) counted.set(s.labels.asset_type as string, (counted.get(s.labels.asset_type as string) ?? 0) + s.value);
+      const truth = new Map<string, number>();
+      for (const a of product.estate.management.assets().filter((x) => !x.deleted)) truth.set(a.type, (truth.get(a.type) ?? 0) + 1);
+      expect(counted).toEqual(truth);
+      expect(counted.get('VMWARE_VIRTUAL_MACHINE')).toBeGreaterThan(50);
+      expect(counted.has('HV_VIRTUAL_MACHINE')).toBe(false);
+    } finally {
+      await ph.client.close();
+      await product.close();
+    }
   });
 
   it('cloud-dr-sessions: every page of {content, pageInfo} is read', async () => {
