@@ -111,7 +111,8 @@ async function main(): Promise<void> {
           auditInWindow: management.auditEntries({ since: new Date(windowStart) }).length,
           alerts: management.alerts().length,
           policies: management.policies().length,
-          compliance: management.compliance().length,
+          // the listing is history: every verification run is read
+          compliance: management.complianceHistory().length,
           inventorySources: management.inventorySources().length,
           cloudDrSessions: management.cloudDrSessions().length,
           storageSystems: sim.estate.storage.systems.length,

@@ -4,6 +4,7 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
 import type { CollectorDefinition, SharedKey } from '../collectors/types';
+import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
 import { validateOutputInSlices } from './validate';
 
@@ -177,7 +178,9 @@ export class CollectorJob {
         span.recordException(err);
         span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
         span.setAttributes({ 'dataprotect.result': 'failure', 'dataprotect.error': err.message });
-        logger.warn({ err: { type: err.name, message: err.message }, durationSeconds }, 'collection failed');
+        // A failure the collector logged itself (a missing role, at most hourly) is not repeated every run.
+        if (alreadyReported(err)) logger.debug({ err: { type: err.name, message: err.message }, durationSeconds }, 'collection failed');
+        else logger.warn({ err: { type: err.name, message: err.message }, durationSeconds }, 'collection failed');
         return 'failure';
       } finally {
         clearTimeout(timer);

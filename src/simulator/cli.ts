@@ -43,6 +43,9 @@ function usage(): string {
   --speed <x>                simulated seconds per real second (default 1; 0 freezes the clock)
   --api-spelling <s>         storage and replication spelling: seed (default) or product (dd-systems, rp-clusters ...)
   --username <name> --password <secret> --token-ttl <seconds>
+  --user-role-username <name> management account with the User role, same password (default monitor)
+  --lenient-rest             management service accepts undocumented query parameters (default: 400)
+  --management-type-names <seed|product>  asset type names (product: VMWARE_VIRTUAL_MACHINE; default seed)
 ${Object.keys(PORT_FLAGS)
   .map((f) => `  --${f} <port>`)
   .join('\n')}
@@ -56,12 +59,13 @@ function parseNumber(flag: string, raw: string): number {
 }
 
 export function parseCli(argv: string[]): { options: SimulatorOptions; speed: number; caOut?: string; help: boolean } {
-  const stringFlags = ['seed', 'start-time', 'speed', 'api-spelling', 'username', 'password', 'token-ttl', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
+  const stringFlags = ['seed', 'start-time', 'speed', 'api-spelling', 'username', 'password', 'token-ttl', 'user-role-username', 'management-type-names', 'ca-out', ...Object.keys(PORT_FLAGS), ...Object.keys(SIZE_FLAGS)];
   const { values } = parseArgs({
     args: argv,
     options: {
       ...Object.fromEntries(stringFlags.map((f) => [f, { type: 'string' as const }])),
       https: { type: 'boolean' },
+      'lenient-rest': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
     strict: true,
@@ -81,6 +85,13 @@ export function parseCli(argv: string[]): { options: SimulatorOptions; speed: nu
   if (spelling !== undefined) {
     if (spelling !== 'seed' && spelling !== 'product') throw new Error(`--api-spelling needs seed or product, got "${spelling}"`);
     options.apiSpelling = spelling;
+  }
+  if (str('user-role-username') !== undefined) options.userRoleUsername = str('user-role-username');
+  if (values['lenient-rest']) options.strictRestValidation = false;
+  const typeNames = str('management-type-names');
+  if (typeNames !== undefined) {
+    if (typeNames !== 'seed' && typeNames !== 'product') throw new Error(`--management-type-names needs seed or product, got "${typeNames}"`);
+    options.managementTypeNames = typeNames;
   }
   const size: Partial<EstateSize> = {};
   for (const [flag, key] of Object.entries(SIZE_FLAGS)) {

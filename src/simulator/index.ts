@@ -17,6 +17,8 @@ import type { EstateSize, Simulator, SimulatorOptions } from './types';
 export const DEFAULT_USERNAME = 'admin';
 export const DEFAULT_PASSWORD = 'Simulat0r!pass';
 export const DEFAULT_TOKEN_TTL_SECONDS = 28_800;
+/** the management service's account with the User role (least privilege), with DEFAULT_PASSWORD unless told otherwise */
+export const DEFAULT_USER_ROLE_USERNAME = 'monitor';
 
 /** The running simulator, with the concrete clock (it also offers onAdvance). */
 export interface RunningSimulator extends Simulator {
@@ -46,10 +48,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     username: options.username ?? DEFAULT_USERNAME,
     password: options.password ?? DEFAULT_PASSWORD,
     tokenTtlSeconds: options.tokenTtlSeconds ?? DEFAULT_TOKEN_TTL_SECONDS,
+    userRoleUsername: options.userRoleUsername ?? DEFAULT_USER_ROLE_USERNAME,
+    strictRestValidation: options.strictRestValidation ?? true,
   };
 
   // Each estate forks its own stream from `random`, so their order here does not matter.
-  const management = createManagementEstate(random, size, clock);
+  const management = createManagementEstate(random, size, clock, { typeNames: options.managementTypeNames ?? 'seed' });
   const replication = new ReplicationEstate(random, size, clock);
   const storage = new StorageEstate(random, size, clock);
 

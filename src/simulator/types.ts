@@ -64,6 +64,12 @@ export interface SimulatorOptions {
   tokenTtlSeconds?: number;
   /** spelling of the storage and replication servers (default seed) */
   apiSpelling?: ApiSpelling;
+  /** the management service's asset type names: the seeds' (HV_VIRTUAL_MACHINE, default) or the real products' (VMWARE_VIRTUAL_MACHINE) */
+  managementTypeNames?: 'seed' | 'product';
+  /** the management service's account with the User role (default "monitor", the same password) */
+  userRoleUsername?: string;
+  /** the management service answers 400 to query parameters an endpoint does not document, as with strict REST validation on (default true) */
+  strictRestValidation?: boolean;
 }
 
 /** The simulated clock. Advancing it makes the estate evolve (new copies, activities, audit entries, VM pauses, capacity growth). */

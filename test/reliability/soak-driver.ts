@@ -187,7 +187,7 @@ function nonZero(values: Values | Record<string, number>): Record<string, number
   return out;
 }
 
-/** Completed activities (by category and result) and audit entries (by type) with event time in (since, until]. */
+/** Completed activities (by class type, category and result) and audit entries (by type) with event time in (since, until]. */
 export function truthBetween(sim: RunningSimulator, sinceMs: number, untilMs: number): Truth {
   const management = sim.estate.management;
   const completed: Record<string, number> = {};
@@ -195,7 +195,7 @@ export function truthBetween(sim: RunningSimulator, sinceMs: number, untilMs: nu
     if (!(CLASS_TYPES as readonly string[]).includes(activity.classType) || activity.state !== 'COMPLETED' || !activity.endTime) continue;
     const end = Date.parse(activity.endTime);
     if (end <= sinceMs || end > untilMs) continue;
-    const key = `${activity.category}\u0000${activity.result.status}`;
+    const key = `${activity.classType}\u0000${activity.category}\u0000${activity.result.status}`;
     completed[key] = (completed[key] ?? 0) + 1;
   }
   const audit: Record<string, number> = {};
@@ -218,11 +218,11 @@ export async function checkAgainstTruth(sim: SimControl, exporter: RunningExport
   });
   return {
     counters: [
-      check('dataprotect_activities_completed_total', ['category', 'result'], counted.completed),
+      check('dataprotect_activities_completed_total', ['class_type', 'category', 'result'], counted.completed),
       check('dataprotect_audit_events_total', ['audit_type'], counted.audit),
     ],
     windows: [
-      check('dataprotect_activities_window', ['category', 'result'], windowed.completed),
+      check('dataprotect_activities_window', ['class_type', 'category', 'result'], windowed.completed),
       check('dataprotect_audit_events_window', ['audit_type'], windowed.audit),
     ],
   };

@@ -23,6 +23,19 @@ export const CONTRACT_ADDITIONS: readonly ContractMetric[] = [
   { name: 'dataprotect_collector_schedule_interval_seconds', type: 'gauge', labels: ['target', 'collector'] },
 ];
 
+/**
+ * Labels added to contract metrics (additive: no series loses a label):
+ * class_type on the activity families, agreed for issue 21, because a policy
+ * run is one JOB_GROUP plus one JOB per asset in the same category.
+ */
+export const CONTRACT_LABEL_ADDITIONS: Readonly<Record<string, readonly string[]>> = {
+  dataprotect_activities_completed_total: ['class_type'],
+  dataprotect_activities_window: ['class_type'],
+  dataprotect_activities: ['class_type'],
+  dataprotect_activity_duration_seconds: ['class_type'],
+  dataprotect_activity_transferred_bytes_total: ['class_type'],
+};
+
 /** Prometheus's own series that the rules use (the scrape health of the exporter). */
 const PROMETHEUS_SERIES: readonly ContractMetric[] = [{ name: 'up', type: 'gauge', labels: [] }];
 
@@ -53,6 +66,10 @@ export function loadContract(): Map<string, ContractMetric> {
   }
   const metrics = parseContract(markdown);
   for (const metric of [...CONTRACT_ADDITIONS, ...PROMETHEUS_SERIES]) metrics.set(metric.name, metric);
+  for (const [name, added] of Object.entries(CONTRACT_LABEL_ADDITIONS)) {
+    const metric = metrics.get(name);
+    if (metric) metrics.set(name, { ...metric, labels: [...metric.labels, ...added] });
+  }
   return metrics;
 }
 

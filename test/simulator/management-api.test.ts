@@ -29,7 +29,7 @@ beforeAll(async () => {
   faults = new Faults();
   const random = new SeededRandom(7);
   estate = createManagementEstate(random, { ...DEFAULT_ESTATE_SIZE, assets: 120, copiesPerAsset: 5, activitiesPerDay: 2400, auditEntries: 500, auditEntriesPerDay: 240 }, clock);
-  const ctx: SimContext = { clock, faults, random, username: USER, password: PASSWORD, tokenTtlSeconds: TTL };
+  const ctx: SimContext = { clock, faults, random, username: USER, password: PASSWORD, tokenTtlSeconds: TTL, userRoleUsername: 'monitor' };
   server = await startApiServer({ api: 'management', app: createManagementApp(estate, ctx), faults, stats: new Stats(), errorBody: managementErrorBody });
   token = await login();
 });
@@ -404,11 +404,19 @@ describe('copies', () => {
     const lagging = assets.filter((a) => a.lastAvailableCopyTime === null && estate.copies(a.id).length > 0);
     expect(lagging.length).toBeGreaterThan(0);
     const ids = [...lagging.map((a) => a.id), ...assets.slice(0, 30).map((a) => a.id), 'no-such-asset'];
-    const answer = await call(`/api/v2/latest-copies?${q({ filter: `assetId in (${ids.map((id) => `"${id}"`).join(',')})`, pageSize: 1000 })}`);
+    const named = `assetId in (${ids.map((id) => `"${id}"`).join(',')})`;
+    // strict REST validation: only filter is documented
+    const paged = await call(`/api/v2/latest-copies?${q({ filter: named, pageSize: 1000 })}`);
+    expect(paged.status).toBe(400);
+    expectErrorBody(paged.body, 400, '/api/v2/latest-copies');
+    const answer = await call(`/api/v2/latest-copies?${q({ filter: `${named} and not state in ("DELETED","SOFT_DELETED","DELETING","DELETE_FAILED")` })}`);
     expect(answer.status).toBe(200);
     const expected = [...new Set(ids)].map((id) => estate.latestCopy(id)).filter((c) => c !== undefined);
     expect(answer.body.content).toEqual(expected);
     expect(answer.body.page.totalElements).toBe(expected.length);
+    // without the state term, a copy in a deletion state can be the newest one listed
+    const unfiltered = await call(`/api/v2/latest-copies?${q({ filter: `assetId in (${assets.slice(0, 100).map((a) => `"${a.id}"`).join(',')})` })}`);
+    expect(unfiltered.body.content.filter((c: { state: string | null }) => c.state !== null).length).toBeGreaterThan(0);
     const stale = assets.find((a) => {
       const latest = estate.latestCopy(a.id);
       return latest && a.lastAvailableCopyTime !== null && Date.parse(a.lastAvailableCopyTime) < Date.parse(latest.createTime);
@@ -443,19 +451,39 @@ describe('the other lists', () => {
     const one = estate.policies()[0] as { id: string };
     expect((await call(`/api/v2/protection-policies/${one.id}`)).body).toEqual(estate.policy(one.id));
     const compliance = await call('/api/v2/compliance-details?pageSize=10000');
-    expect(compliance.body.content).toEqual(estate.compliance());
-    expect((await call(`/api/v2/compliance-details?${q({ filter: 'status eq FAILED' })}`)).body.page.totalElements).toBe(estate.compliance().filter((c) => c.status === 'FAILED').length);
+    // history: every verification run, three per asset and stage, the latest of each being the truth
+    const history = estate.complianceHistory();
+    expect(compliance.body.content).toEqual(history);
+    expect(history).toHaveLength(3 * estate.compliance().length);
+    const latest = new Map<string, { verificationTime: string }>();
+    for (const run of history) {
+      const key = `${run.assetId}/${run.stageId}`;
+      if (!latest.has(key) || Date.parse(run.verificationTime) > Date.parse((latest.get(key) as { verificationTime: string }).verificationTime)) latest.set(key, run);
+    }
+    expect([...latest.values()].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
+      [...estate.compliance()].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
+    );
+    expect((await call(`/api/v2/compliance-details?${q({ filter: 'status eq FAILED' })}`)).body.page.totalElements).toBe(history.filter((c) => c.status === 'FAILED').length);
     const sources = await call(`/api/v2/inventory-sources?${q({ filter: 'type eq HV_MANAGER' })}`);
-    expect(sources.body.content).toEqual(estate.inventorySources());
+    expect(sources.body.content).toEqual(estate.inventorySources().filter((s) => s.type === 'HV_MANAGER'));
     expect(sources.body.content.map((s: { lastDiscoveryResult: { status: string } }) => s.lastDiscoveryResult.status)).toContain('FAILED');
     expect((await call('/api/v2/storage-systems')).body.content).toEqual(estate.storageSystems());
   });
 
-  it('cloud DR sessions are a content array; DELETE removes one (204, then 404)', async () => {
+  it('cloud DR sessions page as {content, pageInfo}; DELETE removes one (204, then 404)', async () => {
     const answer = await call('/api/v2/cloud-dr-sessions');
-    expect(answer.body).toEqual({ content: estate.cloudDrSessions() });
+    const sessions = estate.cloudDrSessions();
+    expect(answer.body).toEqual({ content: sessions, pageInfo: { size: 100, number: 1, totalPages: 1, totalElements: sessions.length } });
+    const second = await call('/api/v2/cloud-dr-sessions?page=2&pageSize=1');
+    expect(second.body).toEqual({ content: [sessions[1]], pageInfo: { size: 1, number: 2, totalPages: sessions.length, totalElements: sessions.length } });
     const drTypes = new Set(answer.body.content.map((s: { drType: string }) => s.drType));
     expect([...drTypes].sort()).toEqual(['Failover', 'Test']);
+    // the User role may read assets but not cloud DR sessions
+    const monitor = await login('monitor');
+    expect((await call('/api/v2/assets?pageSize=1', { token: monitor })).status).toBe(200);
+    const refused = await call('/api/v2/cloud-dr-sessions', { token: monitor });
+    expect(refused.status).toBe(403);
+    expectErrorBody(refused.body, 403, '/api/v2/cloud-dr-sessions');
     const victim = answer.body.content[0].id as string;
     expect((await call(`/api/v2/cloud-dr-sessions/${victim}`, { method: 'DELETE' })).status).toBe(204);
     expect((await call(`/api/v2/cloud-dr-sessions/${victim}`, { method: 'DELETE' })).status).toBe(404);

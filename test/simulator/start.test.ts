@@ -181,5 +181,12 @@ describe('simulator CLI flags', () => {
     expect(() => parseCli(['--no-such-flag'])).toThrow();
     expect(() => parseCli(['--api-spelling', 'vendor'])).toThrow(/--api-spelling needs seed or product/);
     expect(parseCli([]).options).toMatchObject({ https: false, size: {} });
+    expect(parseCli([]).options.strictRestValidation).toBeUndefined(); // the simulator's default: strict
+    expect(parseCli(['--lenient-rest', '--user-role-username', 'viewer', '--management-type-names', 'product']).options).toMatchObject({
+      strictRestValidation: false,
+      userRoleUsername: 'viewer',
+      managementTypeNames: 'product',
+    });
+    expect(() => parseCli(['--management-type-names', 'vendor'])).toThrow(/--management-type-names/);
   });
 });

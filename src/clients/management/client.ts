@@ -1,11 +1,13 @@
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore, type HttpResponse } from '../http';
 import { errorForStatus, serverReason } from '../response';
 import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
-import { isIn, type Filter } from './filter';
+import { and, isIn, type Filter } from './filter';
+import { isLiveCopy, liveCopiesOnly } from './copy-states';
+import { queryString } from '../query-string';
 import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
 import { partitionedRandomPages, type PartitionKey } from './partitioned';
 import {
@@ -85,19 +87,38 @@ export class ManagementClient {
     return this.serialPages(this.spec(ENDPOINTS.assets, '/api/v2/assets', assetSchema, options), signal);
   }
 
-  /** One asset's copies (random paging: the endpoint offers nothing else; over 10,000 copies, in ranges of id). */
-  assetCopies(assetId: string, options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Copy[]> {
-    return this.partitionedPages(ENDPOINTS.assetCopies, assetCopiesPath(assetId), copySchema, options, BY_ID, signal);
+  /**
+   * One asset's live copies (random paging: the endpoint offers nothing
+   * else; over 10,000 copies, in ranges of id); the filter leaves
+   * deletion-state copies out, and the items are checked again after reading.
+   */
+  async *assetCopies(assetId: string, options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Copy[]> {
+    const live: ListOptions = { filter: and(options.filter, liveCopiesOnly()), orderby: options.orderby, pageSize: options.pageSize };
+    for await (const page of this.partitionedPages(ENDPOINTS.assetCopies, assetCopiesPath(assetId), copySchema, live, BY_ID, signal)) {
+      const copies = page.filter(isLiveCopy);
+      if (copies.length > 0) yield copies;
+    }
   }
 
-  /** The newest copy of each of the given assets, one request per LATEST_COPIES_BATCH ids or fewer. */
+  /**
+   * The newest live copy of each of the given assets (at most
+   * LATEST_COPIES_BATCH ids), in one request. The endpoint documents only
+   * `filter`, and with strict REST validation on the service answers 400 to
+   * anything else (page, pageSize): the batch fits the default page, and an
+   * answer that says it has more pages is an error rather than a silent cut.
+   */
   async latestCopies(assetIds: readonly string[], signal?: AbortSignal): Promise<LatestCopy[]> {
     if (assetIds.length === 0) return [];
-    const spec = this.spec(ENDPOINTS.latestCopies, '/api/v2/latest-copies', latestCopySchema, {
-      filter: isIn('assetId', assetIds),
-      pageSize: Math.min(10_000, Math.max(assetIds.length, this.target.pageSize)),
-    });
-    return collectAll(this.randomPages(spec, signal));
+    if (assetIds.length > LATEST_COPIES_BATCH) throw new RangeError(`latest-copies takes at most ${LATEST_COPIES_BATCH} ids a request`);
+    const endpoint = ENDPOINTS.latestCopies;
+    const filter = and(isIn('assetId', assetIds), liveCopiesOnly()).toString();
+    const { body, status } = await this.fetchJson({ endpoint, path: endpoint + queryString({ filter }), idempotent: true, ...(signal ? { signal } : {}) });
+    const envelope = parseObject(singlePageEnvelope, body, endpoint, status);
+    const totalPages = envelope.page?.totalPages;
+    if (totalPages != null && totalPages > 1) {
+      throw new ApiError('protocol', endpoint, `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`, status);
+    }
+    return parseItems(latestCopySchema, envelope.content, endpoint, status).filter(isLiveCopy);
   }
 
   /** Random paging; over 10,000 results, in ranges of assetId (a copy-metrics item has no id of its own). */
@@ -133,23 +154,16 @@ export class ManagementClient {
   }
 
   /**
-   * Cloud DR sessions. The seed shows a "content array" without saying whether
-   * it is paged: a bare array, `{content}` and a paged envelope are all read.
+   * Cloud DR sessions, every page. The service answers `{content, pageInfo}`
+   * (pageInfo as a random page's `page`); a bare array and `{content}`
+   * without paging information are read as the whole list.
    */
   async cloudDrSessions(signal?: AbortSignal): Promise<CloudDrSession[]> {
     const endpoint = ENDPOINTS.cloudDrSessions;
-    const pageSize = this.target.pageSize;
-    const first = await this.fetchJson({ endpoint, path: `${endpoint}?page=1&pageSize=${pageSize}`, idempotent: true, ...(signal ? { signal } : {}) });
-    if (Array.isArray(first.body)) return parseItems(cloudDrSessionSchema, first.body, endpoint, first.status);
     const spec = this.spec(endpoint, endpoint, cloudDrSessionSchema, {});
-    // Reuse the first answer as page 1 of the random paging.
-    let firstServed = false;
     const fetchPage: PageFetcher = async (request) => {
-      if (!firstServed) {
-        firstServed = true;
-        return first;
-      }
-      return this.fetchJson(request);
+      const answer = await this.fetchJson(request);
+      return { body: asRandomPage(answer.body), status: answer.status };
     };
     return collectAll(randomPages(fetchPage, spec, signal));
   }
@@ -287,6 +301,22 @@ export class ManagementClient {
     const parsed = parseObject(loginResponseSchema, body, endpoint, response.status);
     return { accessToken: parsed.access_token, expiresInSeconds: parsed.expires_in ?? undefined };
   }
+}
+
+/** latest-copies' answer: one page, whatever page information it carries */
+const singlePageEnvelope = z.object({
+  content: z.array(z.unknown()),
+  page: z.object({ totalPages: z.number().int().nonnegative().nullish() }).nullish(),
+});
+
+/** A cloud DR answer in the shape random paging reads: `pageInfo` becomes `page`, a bare array a one-page list. */
+function asRandomPage(body: unknown): unknown {
+  if (Array.isArray(body)) return { content: body };
+  if (body !== null && typeof body === 'object' && 'pageInfo' in body && !('page' in body)) {
+    const { pageInfo, ...rest } = body as Record<string, unknown>;
+    return { ...rest, page: pageInfo };
+  }
+  return body;
 }
 
 function reasonSuffix(response: HttpResponse): string {

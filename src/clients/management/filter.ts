@@ -78,6 +78,12 @@ export function isIn(name: string, values: readonly FilterValue[]): Filter {
   return Filter.of(`${field(name)} in (${values.map(literal).join(',')})`);
 }
 
+/** `field not in ("a","b")`: also true for an item whose field is null. */
+export function notIn(name: string, values: readonly FilterValue[]): Filter {
+  if (values.length === 0) throw new TypeError(`empty list for ${name} not in (...)`);
+  return Filter.of(`${field(name)} not in (${values.map(literal).join(',')})`);
+}
+
 /** `field eq null` */
 export function isNull(name: string): Filter {
   return Filter.of(`${field(name)} eq null`);
@@ -110,4 +116,4 @@ export function or(...parts: ReadonlyArray<Filter | undefined>): Filter {
 }
 
 /** The builder as one object, for `import { filter } from ...; filter.eq(...)`. */
-export const filter = { eq, ne, gt, ge, lt, le, lk, in: isIn, isNull, notNull, and, or, quote, literal };
+export const filter = { eq, ne, gt, ge, lt, le, lk, in: isIn, notIn, isNull, notNull, and, or, quote, literal };

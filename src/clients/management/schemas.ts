@@ -106,6 +106,8 @@ export const assetSchema = z.object({
   /** required to be present (null = no copy): a missing field must not read as "no copy" */
   lastAvailableCopyTime: timestamp.nullable(),
   updatedAt: timestamp.nullish(),
+  /** the products' top-level policy reference; wins over _embedded (present only with expand) */
+  protectionPolicy: z.object({ id: nullableString, name: nullableString, type: nullableString }).nullish(),
   _embedded: z
     .object({
       protectionPolicy: z.object({ id: nullableString, name: nullableString, type: nullableString }).nullish(),
@@ -124,12 +126,15 @@ export const copySchema = z.object({
   size: z.number().nonnegative(),
   location: z.string(),
   retentionTime: timestamp.nullish(),
+  /** a deletion state (copy-states.ts) or null / absent for a live copy */
+  state: nullableString,
 });
 export type Copy = z.output<typeof copySchema>;
 
 export const latestCopySchema = z.object({
   assetId: z.string().min(1),
   createTime: timestamp,
+  state: nullableString,
 });
 export type LatestCopy = z.output<typeof latestCopySchema>;
 
@@ -190,6 +195,10 @@ export const complianceSchema = z.object({
   assetId: nullableString,
   protectionPolicyId: nullableString,
   policyName: nullableString,
+  /** the policy stage (objective) the record verifies */
+  stageId: nullableString,
+  /** when the verification ran: each record is one run (history) */
+  verificationTime: timestamp.nullish(),
   status: nullableString,
   verifiedObjectives: z.union([objectiveStatus, z.array(objectiveStatus)]).nullish(),
 });

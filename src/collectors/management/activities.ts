@@ -19,6 +19,11 @@
  *   endTime, rebuilt from the service by the first run that succeeds;
  * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
  * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
+ *
+ * Every series carries `class_type`: a policy run is one JOB_GROUP plus one
+ * JOB per asset in the same category, so counting both under one label set
+ * would count each run about twice. Bytes are read from
+ * stats.bytesTransferred, else from the deprecated result.bytesTransferred.
  */
 import { and, ge, isIn } from '../../clients/management/filter';
 import type { Activity } from '../../clients/management/schemas';
@@ -40,20 +45,20 @@ interface Histogram {
 export interface ActivitiesState {
   ledger: LedgerState;
   /** activities now queued or running, followed until they complete */
-  active: Map<string, Readonly<{ category: string; state: string }>>;
-  /** running totals, by "category\0result" */
+  active: Map<string, Readonly<{ classType: string; category: string; state: string }>>;
+  /** running totals, by "classType\0category\0result" (bytes and durations by "classType\0category") */
   completed: Map<string, number>;
   transferred: Map<string, number>;
   durations: Map<string, Histogram>;
   /** completions inside the window: end time, category, result */
-  window: Array<Readonly<{ end: number; category: string; result: string }>>;
+  window: Array<Readonly<{ end: number; classType: string; category: string; result: string }>>;
   /** label combinations seen, kept at 0 when empty */
   windowKeys: Set<string>;
   activeKeys: Set<string>;
 }
 
-const key = (a: string, b: string): string => `${a}\u0000${b}`;
-const unkey = (k: string): [string, string] => k.split('\u0000') as [string, string];
+const key = (...parts: string[]): string => parts.join('\u0000');
+const unkey = <T extends string[]>(k: string): T => k.split('\u0000') as T;
 
 export const activitiesCollector = defineCollector<'management', ActivitiesState>({
   name: 'activities',
@@ -78,9 +83,10 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     const seen = new Set<string>();
     const apply = (activity: Activity): void => {
       seen.add(activity.id);
+      const classType = activity.classType ?? '';
       if (ACTIVE_STATES.has(activity.state)) {
-        state.active.set(activity.id, { category: activity.category, state: activity.state });
-        state.activeKeys.add(key(activity.category, activity.state));
+        state.active.set(activity.id, { classType, category: activity.category, state: activity.state });
+        state.activeKeys.add(key(classType, activity.category, activity.state));
         return;
       }
       // An activity seen running since the exporter started has never been counted,
@@ -93,20 +99,21 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       const end = completionTime(activity);
       if (ledger.has(activity.id)) return;
       const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
-      const resultKey = key(activity.category, result);
+      const resultKey = key(classType, activity.category, result);
+      const categoryKey = key(classType, activity.category);
       if (ledger.first || counted) {
-        if (end >= windowStart) state.window.push({ end, category: activity.category, result });
+        if (end >= windowStart) state.window.push({ end, classType, category: activity.category, result });
         state.windowKeys.add(resultKey);
         if (!state.completed.has(resultKey)) state.completed.set(resultKey, 0);
-        if (!state.transferred.has(activity.category)) state.transferred.set(activity.category, 0);
-        if (!state.durations.has(activity.category)) state.durations.set(activity.category, emptyHistogram());
+        if (!state.transferred.has(categoryKey)) state.transferred.set(categoryKey, 0);
+        if (!state.durations.has(categoryKey)) state.durations.set(categoryKey, emptyHistogram());
       }
       if (!counted) return;
       state.completed.set(resultKey, (state.completed.get(resultKey) ?? 0) + 1);
-      const bytes = activity.result?.bytesTransferred ?? activity.stats?.bytesTransferred ?? 0;
-      state.transferred.set(activity.category, (state.transferred.get(activity.category) ?? 0) + bytes);
+      const bytes = activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred ?? 0;
+      state.transferred.set(categoryKey, (state.transferred.get(categoryKey) ?? 0) + bytes);
       const seconds = durationSeconds(activity);
-      if (seconds !== undefined) observe(state.durations.get(activity.category) as Histogram, seconds);
+      if (seconds !== undefined) observe(state.durations.get(categoryKey) as Histogram, seconds);
     };
 
     let pages = 0;
@@ -178,7 +185,7 @@ function emptyState(): ActivitiesState {
  */
 function shallowCopy(previous: ActivitiesState): ActivitiesState {
   const durations = new Map<string, Histogram>();
-  for (const [category, histogram] of previous.durations) durations.set(category, { ...histogram, buckets: [...histogram.buckets] });
+  for (const [k, histogram] of previous.durations) durations.set(k, { ...histogram, buckets: [...histogram.buckets] });
   return {
     ledger: previous.ledger,
     active: new Map(previous.active),
@@ -226,29 +233,31 @@ function observe(histogram: Histogram, seconds: number): void {
 function render(target: string, state: ActivitiesState): { samples: Sample[]; histograms: HistogramSample[] } {
   const samples: Sample[] = [];
   for (const [k, value] of state.completed) {
-    const [category, result] = unkey(k);
-    samples.push({ name: 'dataprotect_activities_completed_total', labels: { target, category, result }, value });
+    const [classType, category, result] = unkey<[string, string, string]>(k);
+    samples.push({ name: 'dataprotect_activities_completed_total', labels: { target, class_type: classType, category, result }, value });
   }
-  const inWindow = new Tally<[string, string]>();
+  const inWindow = new Tally<[string, string, string]>();
   for (const k of state.windowKeys) inWindow.touch(unkey(k));
-  for (const entry of state.window) inWindow.add([entry.category, entry.result]);
-  for (const { key: [category, result], value } of inWindow.entries()) {
-    samples.push({ name: 'dataprotect_activities_window', labels: { target, category, result }, value });
+  for (const entry of state.window) inWindow.add([entry.classType, entry.category, entry.result]);
+  for (const { key: [classType, category, result], value } of inWindow.entries()) {
+    samples.push({ name: 'dataprotect_activities_window', labels: { target, class_type: classType, category, result }, value });
   }
-  const running = new Tally<[string, string]>();
+  const running = new Tally<[string, string, string]>();
   for (const k of state.activeKeys) running.touch(unkey(k));
-  for (const activity of state.active.values()) running.add([activity.category, activity.state]);
-  for (const { key: [category, activityState], value } of running.entries()) {
-    samples.push({ name: 'dataprotect_activities', labels: { target, category, state: activityState }, value });
+  for (const activity of state.active.values()) running.add([activity.classType, activity.category, activity.state]);
+  for (const { key: [classType, category, activityState], value } of running.entries()) {
+    samples.push({ name: 'dataprotect_activities', labels: { target, class_type: classType, category, state: activityState }, value });
   }
-  for (const [category, bytes] of state.transferred) {
-    samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels: { target, category }, value: bytes });
+  for (const [k, bytes] of state.transferred) {
+    const [classType, category] = unkey<[string, string]>(k);
+    samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels: { target, class_type: classType, category }, value: bytes });
   }
   const histograms: HistogramSample[] = [];
-  for (const [category, histogram] of state.durations) {
+  for (const [k, histogram] of state.durations) {
+    const [classType, category] = unkey<[string, string]>(k);
     histograms.push({
       name: 'dataprotect_activity_duration_seconds',
-      labels: { target, category },
+      labels: { target, class_type: classType, category },
       bounds: ACTIVITY_DURATION_BUCKETS,
       bucketCounts: histogram.buckets,
       count: histogram.count,

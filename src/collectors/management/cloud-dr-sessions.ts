@@ -1,10 +1,18 @@
 /**
  * cloud-dr-sessions: cloud disaster-recovery sessions by DR type (Test,
- * Failover) and status (READY; other statuses pass through as they come).
+ * Failover) and status (READY; other statuses pass through as they come),
+ * every page of the listing.
+ *
+ * The service allows the listing to the Administrator and Restore
+ * Administrator roles only: an account with the User role gets 403, which
+ * fails the run with one log line naming the role (see permission.ts).
  */
 import { defineCollector, type Sample } from '../types';
+import { explainForbidden } from '../shared/permission';
 import { uniqueBy } from '../shared/unique';
 import { Tally } from './shared';
+
+export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
 
 export const cloudDrSessionsCollector = defineCollector<'management'>({
   name: 'cloud-dr-sessions',
@@ -14,7 +22,13 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
   metrics: ['dataprotect_cloud_dr_sessions'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    const { unique: sessions } = uniqueBy(await ctx.client.cloudDrSessions(signal), (session) => session.id);
+    let listed;
+    try {
+      listed = await ctx.client.cloudDrSessions(signal);
+    } catch (error) {
+      throw explainForbidden(error, { target, collector: 'cloud-dr-sessions', role: CLOUD_DR_ROLE, logger: ctx.logger, nowMs: ctx.now().getTime() });
+    }
+    const { unique: sessions } = uniqueBy(listed, (session) => session.id);
     const tally = new Tally<[string, string]>();
     for (const session of sessions) tally.add([session.drType, session.status]);
     const samples: Sample[] = tally.entries().map(({ key: [drType, status], value }) => ({

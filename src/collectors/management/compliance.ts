@@ -3,6 +3,11 @@
  * (SUCCEEDED, FAILED, SKIPPED; unknown statuses pass through), from
  * GET /api/v2/compliance-details.
  *
+ * The listing is history: each record is one verification run. Only the
+ * latest run of each asset and stage (objective) counts, by verificationTime;
+ * records without one count in the order listed (the later wins), and
+ * records naming no asset count each on their own.
+ *
  * The status is read from verifiedObjectives.status (the seed's field; an
  * array of objectives counts each one), else from a flat `status`
  * (api-notes). A result with neither fails the run: counting it under a
@@ -20,22 +25,28 @@ const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
 export const complianceCollector = defineCollector<'management'>({
   name: 'compliance',
   kind: 'management',
-  description: 'Compliance results by policy and verified objective status',
+  description: 'Latest compliance result per asset and stage, by policy and verified objective status',
   defaultSchedule: '*/15 * * * *',
   metrics: ['dataprotect_compliance_objectives'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const tally = new Tally<[string, string]>();
+    const latest = new Map<string, { detail: ComplianceDetail; index: number }>();
     let pages = 0;
     let items = 0;
     for await (const page of ctx.client.complianceDetails({}, signal)) {
       pages += 1;
       for (const detail of page) {
-        items += 1;
-        const policy = detail.policyName ?? detail.protectionPolicyId ?? '';
-        for (const status of KNOWN_STATUSES) tally.touch([policy, status]);
-        for (const status of statusesOf(detail, items - 1)) tally.add([policy, status]);
+        const index = items++;
+        const key = detail.assetId ? `${detail.assetId}\u0000${detail.stageId ?? detail.protectionPolicyId ?? ''}` : `#${index}`;
+        const known = latest.get(key);
+        if (!known || !isOlder(detail, known.detail)) latest.set(key, { detail, index });
       }
+    }
+    for (const { detail, index } of latest.values()) {
+      const policy = detail.policyName ?? detail.protectionPolicyId ?? '';
+      for (const status of KNOWN_STATUSES) tally.touch([policy, status]);
+      for (const status of statusesOf(detail, index)) tally.add([policy, status]);
     }
     const samples: Sample[] = tally.entries().map(({ key: [policy, status], value }) => ({
       name: 'dataprotect_compliance_objectives',
@@ -45,6 +56,12 @@ export const complianceCollector = defineCollector<'management'>({
     return { samples, items, pages };
   },
 });
+
+/** Whether `candidate` ran before `known` (then the known one stays); without both times, the later listed wins. */
+function isOlder(candidate: ComplianceDetail, known: ComplianceDetail): boolean {
+  if (candidate.verificationTime == null || known.verificationTime == null) return false;
+  return candidate.verificationTime < known.verificationTime;
+}
 
 function statusesOf(detail: ComplianceDetail, index: number): string[] {
   const objectives = detail.verifiedObjectives;

@@ -1,5 +1,8 @@
 /**
- * copies: number and total size of each asset's copies, per location.
+ * copies: number and total size of each asset's live copies, per location.
+ * Copies in a deletion state (DELETED, SOFT_DELETED, DELETING,
+ * DELETE_FAILED), which the service lists too, are left out by the client
+ * (copy-states.ts).
  *
  * Incremental, so that a large estate is not asked for every asset's copies on
  * every run. An asset's copies are read again only when

@@ -1,7 +1,9 @@
 /**
  * inventory-sources: whether each inventory source's last discovery
  * succeeded (lastDiscoveryResult.status OK) and when it ran (lastDiscovered;
- * no timestamp series for a source never discovered). The `source` label is
+ * no timestamp series for a source never discovered). A source without a
+ * discovery result (application hosts, storage systems, groups often have
+ * none) gets no success series: it has not failed. The `source` label is
  * the source's name; two sources with the same name get their id appended.
  */
 import { defineCollector, type Sample } from '../types';
@@ -23,7 +25,8 @@ export const inventorySourcesCollector = defineCollector<'management'>({
     for (const source of sources) {
       const label = (nameCount.get(source.name) ?? 0) > 1 ? `${source.name} (${source.id})` : source.name;
       const labels = { target, source: label };
-      samples.push({ name: 'dataprotect_inventory_source_discovery_success', labels, value: source.lastDiscoveryResult?.status === 'OK' ? 1 : 0 });
+      const result = source.lastDiscoveryResult?.status;
+      if (result) samples.push({ name: 'dataprotect_inventory_source_discovery_success', labels, value: result === 'OK' ? 1 : 0 });
       if (source.lastDiscovered != null) {
         samples.push({ name: 'dataprotect_inventory_source_last_discovery_timestamp_seconds', labels, value: source.lastDiscovered / 1000 });
       }

@@ -71,7 +71,7 @@ export type ManagementContext<S> = CollectorContext<'management', S>;
  */
 export function protectionOf(asset: Asset, policyType: string | null | undefined): { status: string; protected: boolean } {
   if (asset.protectionStatus) return { status: asset.protectionStatus, protected: asset.protectionStatus === 'PROTECTED' };
-  const policyId = asset.protectionPolicyId ?? asset._embedded?.protectionPolicy?.id;
+  const policyId = asset.protectionPolicyId ?? asset.protectionPolicy?.id ?? asset._embedded?.protectionPolicy?.id;
   if (!policyId) return { status: 'UNPROTECTED', protected: false };
   if (policyType === 'EXCLUDED') return { status: 'EXCLUDED', protected: false };
   return { status: 'PROTECTED', protected: true };
@@ -89,13 +89,18 @@ export function perAssetSeriesFor(settings: ExporterConfig['collection'], asset:
   }
 }
 
-/** Builds the records from raw assets (deleted ones dropped) without consulting latest-copies. */
+/**
+ * Builds the record of one raw asset without consulting latest-copies. The
+ * type passes through as the service names it (the seeds' HV_VIRTUAL_MACHINE,
+ * the products' VMWARE_VIRTUAL_MACHINE alike).
+ */
 export function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): AssetRecord {
-  const embedded = asset._embedded?.protectionPolicy;
-  const policyId = asset.protectionPolicyId ?? embedded?.id ?? null;
+  // The products' top-level protectionPolicy first; _embedded comes only with expand.
+  const reference = asset.protectionPolicy?.id || asset.protectionPolicy?.name ? asset.protectionPolicy : asset._embedded?.protectionPolicy;
+  const policyId = asset.protectionPolicyId ?? reference?.id ?? null;
   const known = policyId ? policyNames?.get(policyId) : undefined;
-  const policyName = embedded?.name ?? known?.name ?? policyId ?? '';
-  const protection = protectionOf(asset, embedded?.type ?? known?.type);
+  const policyName = reference?.name ?? known?.name ?? policyId ?? '';
+  const protection = protectionOf(asset, reference?.type ?? known?.type);
   return {
     id: asset.id,
     name: asset.name,

@@ -10,4 +10,11 @@ export interface SimContext {
   username: string;
   password: string;
   tokenTtlSeconds: number;
+  /**
+   * The management service's least-privilege account: same password, the
+   * User role (no cloud DR sessions). Undefined: only the admin account.
+   */
+  userRoleUsername?: string;
+  /** the management service refuses query parameters an endpoint does not document (400); default on */
+  strictRestValidation?: boolean;
 }

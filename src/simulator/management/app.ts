@@ -25,7 +25,7 @@ import {
   storageSystemList,
 } from './lists';
 import type { ManagementEstate } from './model';
-import { HttpError, Lister, type ListQuery } from './paging';
+import { HttpError, Lister, arraySeq, type ListQuery } from './paging';
 import { renderActivity } from './activities';
 import { policyView } from './views';
 
@@ -95,7 +95,7 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext, s
     ],
     '/compliance-details': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(complianceList(state), listQuery(req))) }],
     '/inventory-sources': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(inventorySourceList(state), listQuery(req))) }],
-    '/cloud-dr-sessions': [{ method: 'get', handler: (_req, res) => void res.json({ content: state.cloudDrSessions }) }],
+    '/cloud-dr-sessions': [{ method: 'get', handler: cloudDrSessions }],
     '/cloud-dr-sessions/:id': [
       {
         method: 'delete',
@@ -116,15 +116,33 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext, s
     if (typeof username !== 'string' || typeof password !== 'string' || username === '' || password === '') {
       throw new HttpError(400, 'username and password are required strings', 'Send {"username": "...", "password": "..."} as JSON');
     }
-    if (username !== ctx.username || password !== ctx.password) {
+    const known = username === ctx.username || (ctx.userRoleUsername !== undefined && username === ctx.userRoleUsername);
+    if (!known || password !== ctx.password) {
       throw new HttpError(401, 'Invalid username or password', 'Check the credentials and log in again');
     }
     res.json(sessions.login(username));
   }
 
+  /** Allowed to the admin (and restore-admin) roles only; pages as {content, pageInfo}. */
+  function cloudDrSessions(req: Request, res: Response): void {
+    if (res.locals.username !== ctx.username) {
+      throw new HttpError(403, 'The user lacks the privileges for this operation', 'Cloud DR sessions need the Administrator or Restore Administrator role');
+    }
+    const query = listQuery(req);
+    const page = lister.serve({ name: 'cloud DR sessions', fields: {}, items: () => arraySeq(state.cloudDrSessions), render: (s) => ({ ...s }), stamp: () => `${state.version}`, paging: 'random' }, query) as {
+      content: unknown[];
+      page?: unknown;
+    };
+    res.json({ content: page.content, pageInfo: page.page });
+  }
+
   function latestCopies(req: Request, res: Response): void {
     const query = listQuery(req);
     const required = 'Send filter=assetId in ("<id>", ...) naming the assets';
+    if (ctx.strictRestValidation !== false) {
+      const undocumented = Object.keys(req.query).filter((name) => name !== 'filter');
+      if (undocumented.length > 0) throw new HttpError(400, `Unknown query parameter ${undocumented.join(', ')}`, 'latest-copies takes only filter');
+    }
     if (query.filter === undefined || query.filter.trim() === '') throw new HttpError(400, 'latest-copies requires a filter on assetId', required);
     const fields = copyFields(now());
     let compiled;

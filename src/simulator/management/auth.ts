@@ -82,6 +82,7 @@ export class Sessions {
       return;
     }
     res.locals.accessToken = token;
+    res.locals.username = session.username;
     next();
   };
 

@@ -129,7 +129,7 @@ export function renderCopy(c: CopyRecord, nowMs: number): Copy {
     createTime: new Date(c.createMs).toISOString(),
     storageSystemId: c.storageSystemId,
     size: c.size,
-    state: null,
+    state: c.state ?? null,
     protectionCreated: !c.adhoc,
     replicatedCopy: c.replicated,
     adhocBackup: c.adhoc,

@@ -27,6 +27,7 @@ import {
   assetTypeInfo,
 } from './catalog';
 import { lastExpiryRun, makeCopy, nextBackupAfter, scheduledCopies } from './copies';
+import { addDeletedCopies } from './deleted-copies';
 import { evolve } from './evolution';
 import { HourlyFeed, hourlyCount, sortedTimes } from './feed';
 import { ManagementEstate } from './model';
@@ -39,7 +40,19 @@ export const ACTIVITY_HISTORY_MS = 2 * DAY_MS;
 /** how far back the audit log reaches at start */
 export const AUDIT_HISTORY_MS = 7 * DAY_MS;
 
-export function createManagementEstate(random: SeededRandom, size: EstateSize, clock: SimulatedClock): ManagementEstate {
+/**
+ * The products' names of asset types where the seeds use their own (the
+ * same assets otherwise): a service of the real products reports its
+ * virtual machines as VMWARE_VIRTUAL_MACHINE.
+ */
+const PRODUCT_TYPE_NAMES: Readonly<Record<string, string>> = { HV_VIRTUAL_MACHINE: 'VMWARE_VIRTUAL_MACHINE' };
+
+export interface ManagementEstateOptions {
+  /** asset type names: the seeds' (default) or the real products' */
+  typeNames?: 'seed' | 'product';
+}
+
+export function createManagementEstate(random: SeededRandom, size: EstateSize, clock: SimulatedClock, options: ManagementEstateOptions = {}): ManagementEstate {
   const rng = random.fork('management');
   const startMs = clock.now().getTime();
 
@@ -82,6 +95,8 @@ export function createManagementEstate(random: SeededRandom, size: EstateSize, c
     assetsVersion: 0,
   };
   for (const asset of assets) for (const copy of asset.copies) state.copyById.set(copy.id, copy);
+  // Renamed once everything is drawn: the two namings give the same estate.
+  if (options.typeNames === 'product') for (const asset of assets) asset.api.type = PRODUCT_TYPE_NAMES[asset.api.type] ?? asset.api.type;
 
   state.activityFeed = new HourlyFeed<ActivityRecord>(
     startMs - ACTIVITY_HISTORY_MS,
@@ -291,7 +306,40 @@ function makeInventorySources(rng: SeededRandom, size: EstateSize, startMs: numb
       phaseMs: rng.int(0, periodMs - 1),
     });
   }
+  sources.push(...otherInventorySources(rng.fork('other-types'), startMs));
   return sources;
+}
+
+/**
+ * Sources of other types, as the products list them beside the hypervisor
+ * managers: a vCenter under the products' type name (discovered), and an
+ * application host, a storage system and a group without a discovery result.
+ */
+function otherInventorySources(rng: SeededRandom, startMs: number): InventorySourceRecord[] {
+  const kinds: Array<{ type: string; name: string; discovered: boolean }> = [
+    { type: 'VCENTER', name: 'vcenter-lab.example.lab', discovered: true },
+    { type: 'APP_HOST', name: 'apphost-sql01.example.lab', discovered: false },
+    { type: 'DDSYSTEM', name: 'dd-protect01.example.lab', discovered: false },
+    { type: 'ASSET_GROUP', name: 'finance-databases', discovered: false },
+  ];
+  return kinds.map(({ type, name, discovered }) => ({
+    api: {
+      id: uuidFrom(rng),
+      name,
+      version: type === 'VCENTER' ? '8.0.2' : '',
+      type,
+      lastDiscovered: new Date(startMs).toISOString(),
+      lastDiscoveryResult: discovered ? { status: 'OK', summaries: [] } : null,
+      lastDiscoveryTaskId: uuidFrom(rng),
+      address: name,
+      port: type === 'ASSET_GROUP' ? 0 : 443,
+      credentials: { id: uuidFrom(rng) },
+      details: { customAppGroup: null, hvManager: { internal: false, hosting: false, cloudType: 'NONE', hvUiIntegration: type === 'VCENTER' } },
+      local: false,
+    },
+    periodMs: HOUR_MS,
+    phaseMs: rng.int(0, HOUR_MS - 1),
+  }));
 }
 
 function pad(n: number): string {
@@ -421,6 +469,7 @@ function makeAssets(
       createdAt: new Date(createdMs).toISOString(),
       updatedAt: new Date(createdMs).toISOString(),
       details: vm ? { vm } : {},
+      protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type } : null,
       _embedded: {
         protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type, protectionEngine: vm ? 'VMDIRECT' : info.protectionEngine } : null,
       },
@@ -444,6 +493,7 @@ function makeAssets(
   const lastRun = lastExpiryRun(startMs);
   for (const plan of plans) makeInitialCopies(rng.fork(`copies/${plan.asset.ordinal}`), plan, startMs, lastRun, policies, storageArrayId);
   pinLaggingAssets(rng.fork('lagging'), plans.map((p) => p.asset));
+  addDeletedCopies(rng.fork('deleted-copies'), plans.map((p) => p.asset), startMs);
 
   const assets = plans.map((p) => p.asset);
   for (const asset of assets) {

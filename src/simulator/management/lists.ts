@@ -16,11 +16,12 @@ import {
 } from './activities';
 import type { AuditStore } from './audit';
 import { copyLocation, copyMetricsOf, renderCopy } from './copies';
+import { listedCopies } from './deleted-copies';
 import { objectFields, type FieldKind, type FieldSpecs } from './filter';
 import { arraySeq, type ListSource, type Seq } from './paging';
 import type { ActivityRecord, AssetRecord, CopyRecord, EstateState } from './records';
 import type { Alert, AuditEntry, ComplianceDetail, InventorySource, ProtectionPolicy, StorageSystem } from './shapes';
-import { complianceDetails, inventorySourceView, policyView } from './views';
+import { complianceHistory, inventorySourceView, policyView } from './views';
 
 function nowOf(state: EstateState): number {
   return state.clock.now().getTime();
@@ -109,7 +110,7 @@ export function copyFields(nowMs: number): FieldSpecs<CopyRecord> {
     retentionTime: { kind: 'time', get: (c) => c.retentionMs },
     storageSystemId: { kind: 'string', get: (c) => c.storageSystemId },
     size: { kind: 'number', get: (c) => c.size },
-    state: { kind: 'string', get: () => null },
+    state: { kind: 'string', get: (c) => c.state ?? null },
     location: { kind: 'string', get: (c) => copyLocation(c, nowMs) },
     copyType: { kind: 'string', get: (c) => c.copyType },
     replicatedCopy: { kind: 'boolean', get: (c) => c.replicated },
@@ -128,7 +129,10 @@ export function copyList(state: EstateState, asset: AssetRecord): ListSource<Cop
     fields: copyFields(nowMs),
     sortField: 'createTime',
     defaultDescending: true,
-    items: (snapshot) => arraySeq(snapshot ? asset.copies.slice() : asset.copies, (c) => c.createMs),
+    items: (snapshot) => {
+      const copies = listedCopies(asset);
+      return arraySeq(snapshot && copies === asset.copies ? copies.slice() : copies, (c) => c.createMs);
+    },
     render: (c) => renderCopy(c, nowMs),
     stamp: () => stampOf(state),
     paging: 'random',
@@ -143,7 +147,8 @@ export function latestCopyList(state: EstateState, assetIds: string[], matches: 
   for (const id of assetIds) {
     if (seen.has(id)) continue;
     seen.add(id);
-    const copies = state.assetById.get(id)?.copies ?? [];
+    const asset = state.assetById.get(id);
+    const copies = asset ? listedCopies(asset) : [];
     for (let i = copies.length - 1; i >= 0; i--) {
       const c = copies[i] as CopyRecord;
       if (matches(c)) {
@@ -285,8 +290,8 @@ export function complianceList(state: EstateState): ListSource<ComplianceDetail>
   return plainList<ComplianceDetail>(
     state,
     'compliance-details',
-    { assetId: 'string', assetName: 'string', protectionPolicyId: 'string', policyName: 'string', stageId: 'string', status: 'string' },
-    () => complianceDetails(state),
+    { assetId: 'string', assetName: 'string', protectionPolicyId: 'string', policyName: 'string', stageId: 'string', verificationTime: 'time', status: 'string' },
+    () => complianceHistory(state),
   );
 }
 

@@ -30,7 +30,7 @@ import type {
   ProtectionStatus,
   StorageSystem,
 } from './shapes';
-import { complianceDetails, inventorySourceView, policyView } from './views';
+import { complianceDetails, complianceHistory, inventorySourceView, policyView } from './views';
 
 export type * from './shapes';
 
@@ -120,7 +120,13 @@ export class ManagementEstate {
     return (this.state.assetById.get(assetId)?.copies ?? []).map((c) => renderCopy(c, now));
   }
 
-  /** the asset's newest copy, as latest-copies answers it */
+  /** the asset's copies in a deletion state, listed beside its live copies (not part of copies()) */
+  deletedCopies(assetId: string): Copy[] {
+    const now = this.nowMs();
+    return (this.state.assetById.get(assetId)?.deletedCopies ?? []).map((c) => renderCopy(c, now));
+  }
+
+  /** the asset's newest live copy, as latest-copies answers a filter that leaves deletion states out */
   latestCopy(assetId: string): LatestCopy | undefined {
     const asset = this.state.assetById.get(assetId);
     const newest = asset?.copies[asset.copies.length - 1];
@@ -183,8 +189,14 @@ export class ManagementEstate {
     return p ? policyView(this.state, p) : undefined;
   }
 
+  /** the latest compliance result per asset and stage: the state the exporter reports */
   compliance(): ComplianceDetail[] {
     return complianceDetails(this.state);
+  }
+
+  /** every verification run compliance-details lists (history: several per asset and stage) */
+  complianceHistory(): ComplianceDetail[] {
+    return complianceHistory(this.state);
   }
 
   inventorySources(): InventorySource[] {
@@ -227,6 +239,13 @@ export class ManagementEstate {
     return true;
   }
 
+  /** the asset answers as the products do without `expand`: its policy only in the top-level protectionPolicy */
+  dropEmbeddedPolicy(id: string): void {
+    const asset = this.requireAsset(id);
+    asset.api._embedded = { protectionPolicy: null };
+    this.changed(true);
+  }
+
   setAssetDeleted(id: string, deleted: boolean): void {
     const asset = this.requireAsset(id);
     asset.api.deleted = deleted;
@@ -266,6 +285,7 @@ export class ManagementEstate {
       createdAt: new Date(createdMs).toISOString(),
       updatedAt: new Date(createdMs).toISOString(),
       details: {},
+      protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type } : null,
       _embedded: {
         protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type, protectionEngine: info.protectionEngine } : null,
       },

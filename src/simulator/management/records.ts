@@ -50,8 +50,10 @@ export interface AssetRecord {
   /** when true, new copies no longer move lastAvailableCopyTime (the server lags behind) */
   pinned: boolean;
   policy: PolicyRecord | null;
-  /** ascending createMs */
+  /** ascending createMs; live copies only */
   copies: CopyRecord[];
+  /** copies in a deletion state, listed beside the live ones (ascending createMs; see deleted-copies.ts) */
+  deletedCopies?: CopyRecord[];
   /** the smallest retentionMs among copies (Infinity when none): lets the expiry skip most assets */
   minRetentionMs: number;
   /** offset of this asset's backups inside its policy's schedule window */
@@ -75,6 +77,8 @@ export interface CopyRecord {
   storageSystemId: string;
   policy: PolicyRecord | null;
   hotAdd: boolean;
+  /** a deletion state (DELETED, SOFT_DELETED, DELETING, DELETE_FAILED); absent on a live copy */
+  state?: string;
 }
 
 export interface ActivityRef {

@@ -68,6 +68,8 @@ export interface Asset {
   createdAt: string;
   updatedAt: string;
   details: { vm?: VmDetails };
+  /** the products' top-level copy of the policy (present without `expand`) */
+  protectionPolicy: { id: string; name: string; type: string } | null;
   _embedded: { protectionPolicy: PolicyRef | null };
 }
 
@@ -236,6 +238,8 @@ export interface ComplianceDetail {
   protectionPolicyId: string;
   policyName: string;
   stageId: string;
+  /** when this verification run checked the objective */
+  verificationTime: string;
   /** api-notes' flat field */
   status: ComplianceStatus;
   /** the seed's field (release 19.7): the same result */
@@ -249,7 +253,8 @@ export interface InventorySource {
   version: string;
   type: string;
   lastDiscovered: string;
-  lastDiscoveryResult: { status: string; summaries: string[] };
+  /** null for sources the service does not discover (application hosts, storage systems, groups often have none) */
+  lastDiscoveryResult: { status: string; summaries: string[] } | null;
   lastDiscoveryTaskId: string;
   address: string;
   port: number;

@@ -3,7 +3,7 @@
  * compliance results, policy summaries, inventory discovery times. Each is a
  * function of the estate and the clock, cached until either changes.
  */
-import { DAY_MS } from './catalog';
+import { DAY_MS, HOUR_MS } from './catalog';
 import { copyStageType } from './copies';
 import type { EstateState, InventorySourceRecord, PolicyRecord } from './records';
 import type { ActivityResultStatus, ComplianceDetail, InventorySource, ProtectionPolicy, StageType } from './shapes';
@@ -65,12 +65,50 @@ export const complianceDetails = memoByState((state, nowMs): ComplianceDetail[] 
         protectionPolicyId: policy.api.id,
         policyName: policy.api.name,
         stageId: stage.id,
+        verificationTime: new Date(lastVerificationRun(nowMs)).toISOString(),
         status,
         verifiedObjectives: { status },
         objectiveFailedNameList: failed,
       });
     }
   }
+  return out;
+});
+
+/** Compliance is verified every this often; each run adds a record per asset and stage. */
+const VERIFICATION_PERIOD_MS = HOUR_MS;
+/** Earlier runs the listing keeps per asset and stage, besides the latest. */
+const EARLIER_RUNS = 2;
+const EARLIER_STATUSES: readonly ComplianceDetail['status'][] = ['FAILED', 'SUCCEEDED', 'SKIPPED'];
+
+function lastVerificationRun(nowMs: number): number {
+  return Math.floor(nowMs / VERIFICATION_PERIOD_MS) * VERIFICATION_PERIOD_MS;
+}
+
+/**
+ * What compliance-details lists: every verification run, not the current
+ * state. Each asset and stage has its latest result (complianceDetails, the
+ * truth) and EARLIER_RUNS older ones with other results, listed before the
+ * latest for some and after it for others, so that neither the first nor the
+ * last record listed is the latest one.
+ */
+export const complianceHistory = memoByState((state): ComplianceDetail[] => {
+  const out: ComplianceDetail[] = [];
+  complianceDetails(state).forEach((latest, index) => {
+    const verified = Date.parse(latest.verificationTime);
+    const earlier = Array.from({ length: EARLIER_RUNS }, (_, k): ComplianceDetail => {
+      const status = EARLIER_STATUSES[(index + k) % EARLIER_STATUSES.length] as ComplianceDetail['status'];
+      return {
+        ...latest,
+        verificationTime: new Date(verified - (k + 1) * VERIFICATION_PERIOD_MS).toISOString(),
+        status,
+        verifiedObjectives: { status },
+        objectiveFailedNameList: status === 'FAILED' ? ['RPO'] : [],
+      };
+    });
+    if (index % 2 === 0) out.push(...earlier, latest);
+    else out.push(latest, ...earlier);
+  });
   return out;
 });
 

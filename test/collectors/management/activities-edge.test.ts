@@ -52,6 +52,22 @@ describe('activities collector: records the simulator does not produce', () => {
     expect(valueOf(second, 'dataprotect_activities', { category: 'PROTECT', state: 'RUNNING' })).toBe(0);
   });
 
+  it('reads bytes from stats.bytesTransferred, falling back to the deprecated result.bytesTransferred, per class_type', async () => {
+    const records = { current: [activity({ id: 'g1', classType: 'JOB_GROUP' }), activity({ id: 'j1' }), activity({ id: 'j2' })] };
+    const first = await run(records, undefined, T0 + 60_000);
+    const end = { state: 'COMPLETED', updateTime: T0 + 120_000, endTime: T0 + 120_000 } as const;
+    records.current = [
+      activity({ id: 'g1', classType: 'JOB_GROUP', ...end, result: { status: 'OK', bytesTransferred: 540 }, stats: { bytesTransferred: 540 } } as Partial<Activity>),
+      activity({ id: 'j1', ...end, result: { status: 'OK', bytesTransferred: 7 }, stats: { bytesTransferred: 500 } } as Partial<Activity>),
+      activity({ id: 'j2', ...end, result: { status: 'OK', bytesTransferred: 40 }, stats: null } as Partial<Activity>),
+    ];
+    const second = await run(records, first.state, T0 + 180_000);
+    expect(valueOf(second, 'dataprotect_activity_transferred_bytes_total', { class_type: 'JOB', category: 'PROTECT' })).toBe(540);
+    expect(valueOf(second, 'dataprotect_activity_transferred_bytes_total', { class_type: 'JOB_GROUP', category: 'PROTECT' })).toBe(540);
+    expect(valueOf(second, 'dataprotect_activities_completed_total', { class_type: 'JOB', category: 'PROTECT', result: 'OK' })).toBe(2);
+    expect(valueOf(second, 'dataprotect_activities_completed_total', { class_type: 'JOB_GROUP', category: 'PROTECT', result: 'OK' })).toBe(1);
+  });
+
   it('counts an activity without endTime once, even when the service updates it again much later', async () => {
     const records = { current: [] as Activity[] };
     const first = await run(records, undefined, T0);

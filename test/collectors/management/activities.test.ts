@@ -41,11 +41,11 @@ function tally(items: Activity[], key: (a: Activity) => string): Map<string, num
 }
 
 /** the emitted series as key -> value, zero-valued ones left out (known label sets stay at 0) */
-function series(result: CollectResult<unknown>, name: string, labels: [string, string], keepZero = false): Map<string, number> {
+function series(result: CollectResult<unknown>, name: string, labels: string[], keepZero = false): Map<string, number> {
   return new Map(
     samplesNamed(result, name)
       .filter((s) => keepZero || s.value !== 0)
-      .map((s) => [`${s.labels[labels[0]]}/${s.labels[labels[1]]}`, s.value]),
+      .map((s) => [labels.map((label) => s.labels[label]).join('/'), s.value]),
   );
 }
 
@@ -54,34 +54,34 @@ function completedBetween(from: number, to: number): Activity[] {
 }
 
 function expectCountersEqual(result: CollectResult<unknown>, completed: Activity[]): void {
-  expect(series(result, 'dataprotect_activities_completed_total', ['category', 'result'])).toEqual(
-    tally(completed, (a) => `${a.category}/${a.result.status}`),
+  // JOB_GROUP and JOB kept apart (class_type): a policy run is one of each per asset in the same category
+  expect(series(result, 'dataprotect_activities_completed_total', ['class_type', 'category', 'result'])).toEqual(
+    tally(completed, (a) => `${a.classType}/${a.category}/${a.result.status}`),
   );
   const bytes = new Map<string, number>();
-  for (const a of completed) bytes.set(a.category, (bytes.get(a.category) ?? 0) + a.result.bytesTransferred);
-  const emittedBytes = new Map(samplesNamed(result, 'dataprotect_activity_transferred_bytes_total').filter((s) => s.value !== 0).map((s) => [s.labels.category, s.value]));
-  expect(emittedBytes).toEqual(new Map([...bytes].filter(([, v]) => v !== 0)));
+  for (const a of completed) bytes.set(`${a.classType}/${a.category}`, (bytes.get(`${a.classType}/${a.category}`) ?? 0) + a.stats.bytesTransferred);
+  expect(series(result, 'dataprotect_activity_transferred_bytes_total', ['class_type', 'category'])).toEqual(new Map([...bytes].filter(([, v]) => v !== 0)));
 
-  const histograms = new Map((result.histograms ?? []).map((hs: HistogramSample) => [hs.labels.category, hs]));
-  for (const [category, n] of tally(completed, (a) => a.category)) {
-    const durations = completed.filter((a) => a.category === category).map((a) => a.duration / 1000);
-    const histogram = histograms.get(category) as HistogramSample;
+  const histograms = new Map((result.histograms ?? []).map((hs: HistogramSample) => [`${hs.labels.class_type}/${hs.labels.category}`, hs]));
+  for (const [classCategory, n] of tally(completed, (a) => `${a.classType}/${a.category}`)) {
+    const durations = completed.filter((a) => `${a.classType}/${a.category}` === classCategory).map((a) => a.duration / 1000);
+    const histogram = histograms.get(classCategory) as HistogramSample;
     expect(histogram.count).toBe(n);
     expect(histogram.sum).toBeCloseTo(durations.reduce((x, y) => x + y, 0), 6);
     expect(histogram.bounds).toEqual(ACTIVITY_DURATION_BUCKETS);
     expect(histogram.bucketCounts).toEqual(ACTIVITY_DURATION_BUCKETS.map((bound) => durations.filter((d) => d <= bound).length));
   }
   for (const histogram of histograms.values()) {
-    if (!completed.some((a) => a.category === histogram.labels.category)) expect(histogram.count).toBe(0);
+    if (!completed.some((a) => a.classType === histogram.labels.class_type && a.category === histogram.labels.category)) expect(histogram.count).toBe(0);
   }
 }
 
 function expectGaugesEqual(result: CollectResult<unknown>): void {
   const t = now();
   const inWindow = counted().filter((a) => a.state === 'COMPLETED' && endOf(a) >= t - WINDOW && endOf(a) <= t);
-  expect(series(result, 'dataprotect_activities_window', ['category', 'result'])).toEqual(tally(inWindow, (a) => `${a.category}/${a.result.status}`));
+  expect(series(result, 'dataprotect_activities_window', ['class_type', 'category', 'result'])).toEqual(tally(inWindow, (a) => `${a.classType}/${a.category}/${a.result.status}`));
   const running = counted().filter((a) => ACTIVE.has(a.state));
-  expect(series(result, 'dataprotect_activities', ['category', 'state'])).toEqual(tally(running, (a) => `${a.category}/${a.state}`));
+  expect(series(result, 'dataprotect_activities', ['class_type', 'category', 'state'])).toEqual(tally(running, (a) => `${a.classType}/${a.category}/${a.state}`));
 }
 
 describe('activities collector', () => {
@@ -92,8 +92,11 @@ describe('activities collector', () => {
     firstRunAt = now();
     const result = await run(activitiesCollector, sim, h);
     expectGaugesEqual(result);
-    expect(series(result, 'dataprotect_activities_window', ['category', 'result']).size).toBeGreaterThan(5);
-    expect(series(result, 'dataprotect_activities', ['category', 'state']).size).toBeGreaterThan(0);
+    expect(series(result, 'dataprotect_activities_window', ['class_type', 'category', 'result']).size).toBeGreaterThan(5);
+    expect(series(result, 'dataprotect_activities', ['class_type', 'category', 'state']).size).toBeGreaterThan(0);
+    // a policy run is one JOB_GROUP plus one JOB per asset in the same category: both levels, apart
+    const protect = samplesNamed(result, 'dataprotect_activities_window').filter((s) => s.labels.category === 'PROTECT');
+    expect(new Set(protect.map((s) => s.labels.class_type))).toEqual(new Set(['JOB_GROUP', 'JOB']));
     const totals = samplesNamed(result, 'dataprotect_activities_completed_total');
     expect(totals.length).toBeGreaterThan(0);
     expect(totals.every((s) => s.value === 0)).toBe(true);
@@ -129,7 +132,7 @@ describe('activities collector', () => {
     });
     const running = sim.estate.management.addActivity({ category: 'CLOUD_DR', classType: 'JOB_GROUP', state: 'RUNNING' });
     let result = await run(activitiesCollector, sim, h, { state });
-    expect(result.samples.find((s) => s.name === 'dataprotect_activities' && s.labels.category === 'CLOUD_DR' && s.labels.state === 'RUNNING')?.value).toBeGreaterThanOrEqual(1);
+    expect(result.samples.find((s) => s.name === 'dataprotect_activities' && s.labels.class_type === 'JOB_GROUP' && s.labels.category === 'CLOUD_DR' && s.labels.state === 'RUNNING')?.value).toBeGreaterThanOrEqual(1);
     state = result.state;
     sim.clock.advance(2 * MIN);
     sim.estate.management.setActivityState(running.id, 'COMPLETED', 'OK_WITH_ERRORS');
@@ -167,7 +170,7 @@ describe('activities collector', () => {
   it('counts TASK level too when configured', async () => {
     const result = await run(activitiesCollector, sim, h, { settings: { activityClassTypes: ['TASK'] } });
     const tasks = sim.estate.management.activities().filter((a) => a.classType === 'TASK' && a.state === 'COMPLETED' && endOf(a) >= now() - WINDOW);
-    expect(series(result, 'dataprotect_activities_window', ['category', 'result'])).toEqual(tally(tasks, (a) => `${a.category}/${a.result.status}`));
+    expect(series(result, 'dataprotect_activities_window', ['class_type', 'category', 'result'])).toEqual(tally(tasks, (a) => `${a.classType}/${a.category}/${a.result.status}`));
     expect(tasks.length).toBeGreaterThan(0);
   });
 });

@@ -1,5 +1,6 @@
 /** Shared set-up of the management client and collector tests: a simulator, a client with short retry waits, collector runs on the simulator's clock. */
 import { ManagementClient } from '../../../src/clients/management/client';
+import type { Logger } from 'pino';
 import type { RequestObserver } from '../../../src/clients/http';
 import type { CollectResult, CollectorDefinition } from '../../../src/collectors/types';
 import type { ExporterConfig, TargetConfig } from '../../../src/config/load';
@@ -32,7 +33,7 @@ export function run<S>(
   definition: CollectorDefinition<'management', S>,
   sim: RunningSimulator,
   harness: Harness,
-  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number; collectingSince?: Date } = {},
+  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number; collectingSince?: Date; logger?: Logger } = {},
 ): Promise<CollectResult<S>> {
   return runCollector(definition, {
     target: harness.target,

@@ -59,10 +59,13 @@ describe('other management collectors', () => {
     expect(fromAssets).toEqual(fromSummary); // the two sources agree on the simulator
   });
 
-  it('compliance: results by policy and status', async () => {
+  it('compliance: the latest result per asset and stage, by policy and status, out of every verification run listed', async () => {
     const result = await run(complianceCollector, sim, h);
     const truth = sim.estate.management.compliance();
     expect(truth.length).toBeGreaterThan(1000);
+    // the listing is history: the earlier runs were read and left out
+    expect(result.items).toBe(sim.estate.management.complianceHistory().length);
+    expect(result.items).toBeGreaterThan(truth.length);
     const expected = tally(truth, (c) => `${c.policyName}/${c.status}`);
     // every known status of every policy has a series, 0 included
     for (const policy of new Set(truth.map((c) => c.policyName))) {
@@ -77,11 +80,13 @@ describe('other management collectors', () => {
     const expected = (): [Map<string, number>, Map<string, number>] => {
       const sources = sim.estate.management.inventorySources();
       return [
-        new Map(sources.map((s) => [s.name, s.lastDiscoveryResult.status === 'OK' ? 1 : 0])),
+        // a source without a discovery result (another type) is not reported as failed: no series
+        new Map(sources.filter((s) => s.lastDiscoveryResult !== null).map((s) => [s.name, s.lastDiscoveryResult?.status === 'OK' ? 1 : 0])),
         new Map(sources.map((s) => [s.name, Date.parse(s.lastDiscovered) / 1000])),
       ];
     };
     let result = await run(inventorySourcesCollector, sim, h);
+    expect(sim.estate.management.inventorySources().filter((s) => s.lastDiscoveryResult === null).map((s) => s.type).sort()).toEqual(['APP_HOST', 'ASSET_GROUP', 'DDSYSTEM']);
     expect([
       map(result, 'dataprotect_inventory_source_discovery_success', ['source']),
       map(result, 'dataprotect_inventory_source_last_discovery_timestamp_seconds', ['source']),

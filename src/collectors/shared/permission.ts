@@ -1,0 +1,45 @@
+/**
+ * A 403 is a fact of the account's configuration, not an outage: the account
+ * lacks a role, and every run will get the same answer until someone changes
+ * it. The collector fails (its success reads 0), and one log line names the
+ * role needed, repeated at most once an hour per target and collector so that
+ * a run every few minutes does not bury the log.
+ */
+import type { Logger } from 'pino';
+import { isApiError } from '../../clients/errors';
+
+const REPEAT_AFTER_MS = 60 * 60_000;
+
+/** A failure the collector has already logged in full: the scheduler keeps its own line to debug. */
+export class PermissionDenied extends Error {
+  readonly reported = true;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermissionDenied';
+  }
+}
+
+/** Whether an error was logged where it happened (the scheduler need not warn again). */
+export function alreadyReported(error: unknown): boolean {
+  return error instanceof PermissionDenied;
+}
+
+/** When each target's collector last logged its missing role (exporter clock, epoch ms). */
+const lastLogged = new Map<string, number>();
+
+/**
+ * Turns a 403 into a PermissionDenied naming the role needed, logged at most
+ * hourly; any other error is returned as it is.
+ */
+export function explainForbidden(error: unknown, where: { target: string; collector: string; role: string; logger: Logger; nowMs: number }): unknown {
+  if (!(isApiError(error) && error.kind === 'status' && error.status === 403)) return error;
+  const message = `the account has no access to ${error.endpoint} (HTTP 403): the ${where.collector} collector needs the ${where.role} role`;
+  const key = `${where.target}\u0000${where.collector}`;
+  const last = lastLogged.get(key);
+  if (last === undefined || where.nowMs - last >= REPEAT_AFTER_MS || where.nowMs < last) {
+    lastLogged.set(key, where.nowMs);
+    where.logger.warn({ endpoint: error.endpoint, role: where.role }, `${message}; repeated at most hourly while it lasts`);
+  }
+  return new PermissionDenied(message);
+}
