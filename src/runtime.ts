@@ -9,6 +9,7 @@ import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
 import { resolveShardIndex, shardOf } from './scheduler/sharding';
+import type { EstateEvents } from './collectors/types';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
@@ -49,6 +50,8 @@ export class ExporterRuntime {
       now?: () => Date;
       /** the collectors of a kind (tests substitute their own) */
       collectorsFor?: typeof collectorsFor;
+      /** receives the estate's events of each successful run (src/otlp); must only queue them */
+      onEvents?: (target: string, events: EstateEvents) => void;
     },
   ) {
     this.scheduler = new Scheduler(deps.logger);
@@ -103,6 +106,7 @@ export class ExporterRuntime {
           settings: () => this.config.collection,
           ...(this.deps.now ? { now: this.deps.now } : {}),
           initialState: states.get(definition.name),
+          ...(this.deps.onEvents ? { onEvents: this.deps.onEvents } : {}),
         }),
       );
     }

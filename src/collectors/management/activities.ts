@@ -74,6 +74,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     const classTypes = ctx.settings.activityClassTypes;
 
     const seen = new Set<string>();
+    const admitted: Activity[] = [];
     const apply = (activity: Activity): void => {
       seen.add(activity.id);
       if (ACTIVE_STATES.has(activity.state)) {
@@ -93,6 +94,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
       const resultKey = key(activity.category, result);
       if (ledger.first || counted) {
+        admitted.push(activity);
         if (end >= windowStart) state.window.push({ end, category: activity.category, result });
         state.windowKeys.add(resultKey);
         if (!state.completed.has(resultKey)) state.completed.set(resultKey, 0);
@@ -148,7 +150,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     }
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
-    return { ...render(ctx.target.name, state), state, items, pages };
+    return { ...render(ctx.target.name, state), state, items, pages, events: { activities: admitted, history: ledger.first } };
   },
 });
 
