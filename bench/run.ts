@@ -1,7 +1,7 @@
 /**
  * npm run bench: the exporter against simulated estates S and L, measured.
  *
- *   npm run bench [-- --estates S,L --scrape-seconds 10 --no-cardinality --exporter-node-options "--max-old-space-size=256"]
+ *   npm run bench [-- --estates S,L --scrape-seconds 10 --no-cardinality --otlp-only --exporter-node-options "--max-old-space-size=256"]
  *
  * Per estate, with the simulator and the exporter each in a child process of
  * its own (so the simulator's memory is not counted as the exporter's):
@@ -15,11 +15,19 @@
  *      rounds with the clock moving while 20 clients scrape /metrics, first
  *      with Accept-Encoding gzip (as Prometheus does), then uncompressed;
  *   4. peak RSS of B's process, its series count and /metrics size;
- *   5. with collection.perAssetSeries protected and none: the series counts.
+ *   5. with collection.perAssetSeries protected and none: the series counts;
+ *   6. the estate's events over OTLP (otlp.activities and otlp.auditLogs) off
+ *      and on, to a local OTLP/HTTP sink: wall and CPU time of a cold round
+ *      (nothing forwarded: only what completes after start is), of a round an
+ *      hour later (that hour's activities and audit entries forwarded), of
+ *      sending them, and of a cold round with a 24 h backfill (the whole
+ *      window forwarded). --otlp-only runs this part alone.
  * Requests and bytes are the simulator's own count of what it answered.
  * The lower bound is the number of pages needed to read each listing the
  * exporter reads once (see lowerBound). Budgets are checked on L.
  */
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import type { EstateSize } from '../src/simulator/types';
 import { startChild, type Child } from './support/ipc';
@@ -48,19 +56,22 @@ interface Options {
   estates: string[];
   scrapeSeconds: number;
   cardinality: boolean;
+  /** only part 6, the OTLP forwarding's cost */
+  otlpOnly: boolean;
   /** node flags of the exporter's process (what NODE_OPTIONS would hold in production) */
   exporterNodeOptions: string[];
 }
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { estates: ['S', 'L'], scrapeSeconds: 10, cardinality: true, exporterNodeOptions: [] };
+  const options: Options = { estates: ['S', 'L'], scrapeSeconds: 10, cardinality: true, otlpOnly: false, exporterNodeOptions: [] };
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i];
     if (flag === '--estates') options.estates = String(argv[++i]).split(',');
     else if (flag === '--scrape-seconds') options.scrapeSeconds = Number(argv[++i]);
     else if (flag === '--no-cardinality') options.cardinality = false;
+    else if (flag === '--otlp-only') options.otlpOnly = true;
     else if (flag === '--exporter-node-options') options.exporterNodeOptions = String(argv[++i]).split(' ').filter(Boolean);
-    else throw new Error(`unknown option ${flag} (use --estates S,L --scrape-seconds N --no-cardinality --exporter-node-options "...")`);
+    else throw new Error(`unknown option ${flag} (use --estates S,L --scrape-seconds N --no-cardinality --otlp-only --exporter-node-options "...")`);
   }
   for (const estate of options.estates) if (!ESTATES[estate]) throw new Error(`unknown estate ${estate}`);
   return options;
@@ -89,9 +100,10 @@ export function lowerBound(sizes: ListingSizes): { total: number; parts: Record<
   return { total: Object.values(parts).reduce((a, b) => a + b, 0), parts };
 }
 
-function exporterConfig(sim: SimHello, perAssetSeries: 'all' | 'protected' | 'none'): unknown {
+function exporterConfig(sim: SimHello, perAssetSeries: 'all' | 'protected' | 'none', events?: { endpoint: string; otlp: unknown }): unknown {
   const common = { username: sim.username, password: sim.password, pageSize: PAGE_SIZE };
   return {
+    ...(events ? { tracing: { endpoint: events.endpoint }, otlp: events.otlp } : {}),
     web: { listenAddress: '127.0.0.1', port: 0 },
     logLevel: 'warn',
     collection: { perAssetSeries, window: WINDOW_MS / 1000, activityClassTypes: CLASS_TYPES },
@@ -103,9 +115,14 @@ function exporterConfig(sim: SimHello, perAssetSeries: 'all' | 'protected' | 'no
   };
 }
 
-async function startExporter(sim: Child<SimHello>, perAssetSeries: 'all' | 'protected' | 'none', nodeArgs: string[]): Promise<Child<ExporterHello>> {
+async function startExporter(
+  sim: Child<SimHello>,
+  perAssetSeries: 'all' | 'protected' | 'none',
+  nodeArgs: string[],
+  events?: { endpoint: string; otlp: unknown },
+): Promise<Child<ExporterHello>> {
   const simNow = Date.parse(await sim.call<string>('now'));
-  const options: ExporterChildOptions = { config: exporterConfig(sim.hello, perAssetSeries), clockOffsetMs: simNow - Date.now() };
+  const options: ExporterChildOptions = { config: exporterConfig(sim.hello, perAssetSeries, events), clockOffsetMs: simNow - Date.now() };
   return startChild<ExporterHello>(EXPORTER_CHILD, options, { nodeArgs });
 }
 
@@ -137,6 +154,7 @@ function slowest(round: RoundReport, bare: Record<string, number>, count = 8): s
 interface EstateFigures {
   estate: string;
   simStartSeconds: number;
+  otlp: OtlpCostFigures;
   cold: { requests: number; bytes: number; seconds: number; exporterRequests: number };
   /** the best of the two unrecorded cold rounds (exporters B and C) */
   bestColdSeconds: number;
@@ -157,6 +175,100 @@ interface EstateFigures {
 }
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** An OTLP/HTTP endpoint that counts the spans and log records it is sent. */
+async function startOtlpSink(): Promise<{ url: string; counts: { spans: number; logs: number }; close(): Promise<void> }> {
+  const counts = { spans: 0, logs: 0 };
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      // Counting the records' ids is enough, and cheaper than parsing for the parent.
+      if (req.url === '/v1/traces') counts.spans += text.split('"spanId"').length - 1;
+      if (req.url === '/v1/logs') counts.logs += text.split('"dataprotect.audit.id"').length - 1;
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    counts,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface OtlpCostFigures {
+  /** cold round: wall and CPU seconds, off and on (default backfill: nothing forwarded) */
+  cold: { off: RoundCost; on: RoundCost };
+  /** a round an hour later: off and on, and sending what the on round forwarded */
+  hourLater: { off: RoundCost; on: RoundCost; send: RoundCost; spans: number; logs: number };
+  /** a cold round with otlp.backfill 24h: the whole window forwarded, and sending it */
+  backfill: { round: RoundCost; send: RoundCost; spans: number; logs: number };
+}
+
+interface RoundCost {
+  seconds: number;
+  cpuSeconds: number;
+}
+
+const cost = (report: { seconds: number; cpuSeconds: number }): RoundCost => ({ seconds: report.seconds, cpuSeconds: report.cpuSeconds });
+const costText = (c: RoundCost): string => `${c.seconds.toFixed(2)} s wall, ${c.cpuSeconds.toFixed(2)} s CPU`;
+
+/** Part 6: the estate's events over OTLP off and on (see the header). */
+async function otlpCost(sim: Child<SimHello>, options: Options): Promise<OtlpCostFigures> {
+  const sink = await startOtlpSink();
+  // A queue that holds a whole window: what is measured is the forwarding, not the drops.
+  const events = (backfill: string) => ({
+    endpoint: `${sink.url}/v1/traces`,
+    otlp: { activities: { enabled: true }, auditLogs: { enabled: true }, backfill, maxQueueSize: 1_000_000, timeout: '60s' },
+  });
+  try {
+    const off = await startExporter(sim, 'all', options.exporterNodeOptions);
+    const on = await startExporter(sim, 'all', options.exporterNodeOptions, events('0s'));
+    const coldOff = await off.call<RoundReport>('round');
+    const coldOn = await on.call<RoundReport>('round');
+    console.log(`OTLP cold round off: ${costText(coldOff)}${failedCollectors(coldOff)}; on: ${costText(coldOn)}${failedCollectors(coldOn)}`);
+    await sim.call('advance', 3_600_000);
+    const hourOff = await off.call<RoundReport>('round');
+    const hourOn = await on.call<RoundReport>('round');
+    const send = await on.call<RoundCost>('flushEvents');
+    const hour = { ...sink.counts };
+    console.log(`OTLP round an hour later off: ${costText(hourOff)}; on: ${costText(hourOn)}; sending its ${hour.spans} spans and ${hour.logs} log records: ${costText(send)}`);
+    for (const exporter of [off, on]) {
+      await exporter.call('stop').catch(() => undefined);
+      await exporter.stop();
+    }
+    sink.counts.spans = 0;
+    sink.counts.logs = 0;
+    const full = await startExporter(sim, 'all', options.exporterNodeOptions, events('24h'));
+    const backfillRound = await full.call<RoundReport>('round');
+    const backfillSend = await full.call<RoundCost>('flushEvents');
+    console.log(`OTLP cold round with a 24 h backfill: ${costText(backfillRound)}; sending its ${sink.counts.spans} spans and ${sink.counts.logs} log records: ${costText(backfillSend)}`);
+    await full.call('stop').catch(() => undefined);
+    await full.stop();
+    return {
+      cold: { off: cost(coldOff), on: cost(coldOn) },
+      hourLater: { off: cost(hourOff), on: cost(hourOn), send: cost(send), spans: hour.spans, logs: hour.logs },
+      backfill: { round: cost(backfillRound), send: cost(backfillSend), spans: sink.counts.spans, logs: sink.counts.logs },
+    };
+  } finally {
+    await sink.close();
+  }
+}
+
+/** --otlp-only: part 6 alone on a fresh simulator. */
+async function benchOtlpOnly(name: string, options: Options): Promise<void> {
+  const size = ESTATES[name] as Partial<EstateSize>;
+  console.log(`\n=== estate ${name} (OTLP forwarding only): ${JSON.stringify(size)}`);
+  const sim = await startChild<SimHello>(SIM_CHILD, { seed: 1, size } satisfies SimChildOptions);
+  try {
+    await otlpCost(sim, options);
+  } finally {
+    await sim.call('close').catch(() => undefined);
+    await sim.stop();
+  }
+}
 
 async function benchEstate(name: string, options: Options): Promise<EstateFigures> {
   const size = ESTATES[name] as Partial<EstateSize>;
@@ -230,6 +342,9 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
       console.log(`series by collection.perAssetSeries: ${JSON.stringify(cardinality)}`);
     }
 
+    // 6. the estate's events over OTLP
+    const otlp = await otlpCost(sim, options);
+
     const bestCold = Math.min(second.result.seconds, cold.result.seconds);
     return {
       estate: name,
@@ -249,6 +364,7 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
       roundsDuringScrape: gzipped.rounds,
       plainScrape: plain.scrape,
       cardinality,
+      otlp,
     };
   } finally {
     await sim.call('close').catch(() => undefined);
@@ -317,6 +433,10 @@ function report(all: EstateFigures[]): boolean {
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.otlpOnly) {
+    for (const estate of options.estates) await benchOtlpOnly(estate, options);
+    return;
+  }
   const figures: EstateFigures[] = [];
   for (const estate of options.estates) figures.push(await benchEstate(estate, options));
   const ok = report(figures);

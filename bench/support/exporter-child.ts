@@ -4,7 +4,7 @@
  * SelfMetrics, MetricsRenderer, the express endpoints), without the cron
  * schedule: the parent decides when a collection round runs.
  *
- * Commands (IPC): round, captureStart, baseline, memory, gc, stop. The
+ * Commands (IPC): round, captureStart, baseline, memory, gc, flushEvents, stop. The
  * baseline replays the requests a round made with a bare undici client, under
  * the same order constraints as the round (targets in parallel; within a
  * target, a collector's pages once the pages of the collectors it waits for
@@ -25,6 +25,7 @@ import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/server';
 import { closeServer, listen } from '../../src/exporters/http-server';
 import { applyHeapPolicy } from '../../src/heap-policy';
+import { EstateEventForwarder } from '../../src/otlp/forwarder';
 import { childArgument, serve } from './ipc';
 
 export interface ExporterChildOptions {
@@ -42,6 +43,8 @@ export interface ExporterHello {
 
 export interface RoundReport {
   seconds: number;
+  /** CPU time (user + system) of the exporter's process during the round */
+  cpuSeconds: number;
   results: RunResult[];
   /** requests the clients made (every attempt), by endpoint template */
   requests: number;
@@ -84,7 +87,26 @@ async function main(): Promise<void> {
       self.onRequest(event);
     },
   };
-  const runtime = new ExporterRuntime(config, { logger, observer, ...(offset ? { now: () => new Date(Date.now() + offset) } : {}) });
+  const now = (): Date => new Date(Date.now() + offset);
+  // The estate's events over OTLP, wired as the daemon does when otlp.activities or otlp.auditLogs is on.
+  const events =
+    config.otlp.activities.enabled || config.otlp.auditLogs.enabled
+      ? new EstateEventForwarder({
+          otlp: config.otlp,
+          ...(config.tracing.endpoint ? { endpoint: config.tracing.endpoint } : {}),
+          serviceName: 'dataprotect-exporter',
+          startedAt: now().getTime(),
+          now: () => now().getTime(),
+          logger,
+          onDropped: (signal, count) => self.onOtlpDropped(signal, count),
+        })
+      : undefined;
+  const runtime = new ExporterRuntime(config, {
+    logger,
+    observer,
+    ...(offset ? { now } : {}),
+    ...(events ? { onEvents: events.accept.bind(events) } : {}),
+  });
   const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
   const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.isReady(), logger });
   const server = await listen(app, config.web);
@@ -125,8 +147,11 @@ async function main(): Promise<void> {
         byEndpoint = new Map();
         const before = new Map(store.all().map((r) => [`${r.target}\u0000${r.collector}`, r.runs]));
         const started = performance.now();
+        const cpu = process.cpuUsage();
         const results = await runtime.runOnce();
         const seconds = (performance.now() - started) / 1000;
+        const cpuUsed = process.cpuUsage(cpu);
+        const cpuSeconds = (cpuUsed.user + cpuUsed.system) / 1e6;
         const collectors = store
           .all()
           .filter((r) => r.runs !== before.get(`${r.target}\u0000${r.collector}`))
@@ -139,7 +164,7 @@ async function main(): Promise<void> {
           }));
         let requests = 0;
         for (const count of byEndpoint.values()) requests += count;
-        return { seconds, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
+        return { seconds, cpuSeconds, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
       },
       captureStart: () => {
         capture = [];
@@ -167,6 +192,14 @@ async function main(): Promise<void> {
         gc();
         const usage = process.memoryUsage();
         return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+      },
+      /** sends the queued estate events: the wall and CPU time it took */
+      flushEvents: async () => {
+        const started = performance.now();
+        const cpu = process.cpuUsage();
+        await events?.flush();
+        const cpuUsed = process.cpuUsage(cpu);
+        return { seconds: (performance.now() - started) / 1000, cpuSeconds: (cpuUsed.user + cpuUsed.system) / 1e6 };
       },
       stop: async () => {
         await closeServer(server);
