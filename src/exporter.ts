@@ -135,6 +135,14 @@ function forwarderFor(config: ExporterConfig, logger: Logger, selfMetrics: SelfM
     logger: logger.child({ component: 'otlp' }),
     onDropped: (signal, count) => selfMetrics.onOtlpDropped(signal, count),
   });
-  logger.info({ activities: config.otlp.activities.enabled, auditLogs: config.otlp.auditLogs.enabled, endpoint: config.tracing.endpoint ?? 'from OTEL_EXPORTER_OTLP_*' }, 'forwarding estate events over OTLP');
+  logger.info({ activities: config.otlp.activities.enabled, auditLogs: config.otlp.auditLogs.enabled, endpoint: config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*' }, 'forwarding estate events over OTLP');
   return forwarder;
+}
+
+/** The URL without a user name and password, for the log (an endpoint may carry them). */
+function withoutUserInfo(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }
