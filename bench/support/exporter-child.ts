@@ -4,7 +4,7 @@
  * SelfMetrics, MetricsRenderer, the express endpoints), without the cron
  * schedule: the parent decides when a collection round runs.
  *
- * Commands (IPC): round, captureStart, baseline, memory, gc, flushEvents, stop. The
+ * Commands (IPC): round, captureStart, baseline, memory, gc, advanceClock, flushEvents, stop. The
  * baseline replays the requests a round made with a bare undici client, under
  * the same order constraints as the round (targets in parallel; within a
  * target, a collector's pages once the pages of the collectors it waits for
@@ -76,7 +76,8 @@ async function main(): Promise<void> {
   const options = childArgument<ExporterChildOptions>();
   const config: ExporterConfig = parseConfig(options.config);
   const logger = pino({ level: options.logLevel ?? 'warn' }, pino.destination(2));
-  const offset = options.clockOffsetMs ?? 0;
+  // Moved by advanceClock when the parent moves the simulator's clock by more than the rounds' own drift.
+  let offset = options.clockOffsetMs ?? 0;
 
   // Requests counted per endpoint template, besides the self-metrics.
   let byEndpoint = new Map<string, number>();
@@ -104,7 +105,7 @@ async function main(): Promise<void> {
   const runtime = new ExporterRuntime(config, {
     logger,
     observer,
-    ...(offset ? { now } : {}),
+    ...(offset || events ? { now } : {}),
     ...(events ? { onEvents: events.accept.bind(events) } : {}),
   });
   const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
@@ -192,6 +193,9 @@ async function main(): Promise<void> {
         gc();
         const usage = process.memoryUsage();
         return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+      },
+      advanceClock: (ms: number) => {
+        offset += ms;
       },
       /** sends the queued estate events: the wall and CPU time it took */
       flushEvents: async () => {
