@@ -93,7 +93,7 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
     else process.stdout.write(text);
     return results.every((result) => result === 'success') ? 0 : 1;
   } finally {
-    await exporter.runtime.stop();
+    await exporter.stop();
   }
 }
 

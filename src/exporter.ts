@@ -8,6 +8,11 @@ import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/server';
 import { closeServer, listen, readTlsFiles, reloadTls } from './exporters/http-server';
 import { basicAuthGuard } from './exporters/auth';
+import { EstateEventForwarder } from './otlp/forwarder';
+import { DEFAULT_SERVICE_NAME } from './tracing';
+
+/** Longest wait for the last estate events at stop: a dead OTLP endpoint must not hold the process. */
+const EVENTS_SHUTDOWN_TIMEOUT_MS = 5_000;
 
 /** What a reload changed: targets started, stopped and restarted. */
 export type ConfigChange = Awaited<ReturnType<ExporterRuntime['applyConfig']>>;
@@ -20,6 +25,8 @@ export class Exporter {
   readonly runtime: ExporterRuntime;
   readonly selfMetrics: SelfMetrics;
   readonly renderer: MetricsRenderer;
+  /** the estate's events over OTLP; undefined when otlp.activities and otlp.auditLogs are off */
+  readonly events: EstateEventForwarder | undefined;
   private server: Server | undefined;
   /** the web settings the server was started with (listen address, port and TLS need a restart to change) */
   private startedWeb: ExporterConfig['web'] | undefined;
@@ -27,13 +34,23 @@ export class Exporter {
   constructor(
     config: ExporterConfig,
     private readonly logger: Logger,
-    options: { processMetrics?: boolean; collectorsFor?: ConstructorParameters<typeof ExporterRuntime>[1]['collectorsFor'] } = {},
+    options: {
+      processMetrics?: boolean;
+      collectorsFor?: ConstructorParameters<typeof ExporterRuntime>[1]['collectorsFor'];
+      /** the collection clock (tests run on the simulator's) */
+      now?: () => Date;
+    } = {},
   ) {
     this.selfMetrics = new SelfMetrics(options);
+    const now = options.now ?? (() => new Date());
+    this.events = forwarderFor(config, logger, this.selfMetrics, now);
+    const events = this.events;
     this.runtime = new ExporterRuntime(config, {
       logger,
       observer: this.selfMetrics,
+      ...(events ? { onEvents: events.accept.bind(events) } : {}),
       ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
+      ...(options.now ? { now: options.now } : {}),
     });
     this.renderer = new MetricsRenderer(
       () => this.runtime.store,
@@ -83,6 +100,7 @@ export class Exporter {
     const change = await this.runtime.applyConfig(next);
     // The request counters of a removed target would otherwise be served forever.
     await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
+    for (const target of change.removed) this.events?.removeTarget(target);
     if (this.server && started) {
       if (started.tls && next.web.tls) reloadTls(this.server, next.web.tls);
       if (next.web.listenAddress !== started.listenAddress || next.web.port !== started.port || Boolean(next.web.tls) !== Boolean(started.tls)) {
@@ -92,11 +110,39 @@ export class Exporter {
     if (JSON.stringify(next.tracing) !== JSON.stringify(previous.tracing)) {
       this.logger.warn('tracing settings take effect at the next restart');
     }
+    if (JSON.stringify(next.otlp) !== JSON.stringify(previous.otlp)) {
+      this.logger.warn('otlp settings take effect at the next restart');
+    }
     return change;
   }
 
+  /** Stops serving and collecting, then sends the estate events still queued (bounded in time). */
   async stop(): Promise<void> {
     if (this.server) await closeServer(this.server);
     await this.runtime.stop();
+    await this.events?.shutdown(EVENTS_SHUTDOWN_TIMEOUT_MS);
   }
+}
+
+function forwarderFor(config: ExporterConfig, logger: Logger, selfMetrics: SelfMetrics, now: () => Date): EstateEventForwarder | undefined {
+  if (!config.otlp.activities.enabled && !config.otlp.auditLogs.enabled) return undefined;
+  const forwarder = new EstateEventForwarder({
+    otlp: config.otlp,
+    ...(config.tracing.endpoint ? { endpoint: config.tracing.endpoint } : {}),
+    serviceName: config.tracing.serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME,
+    startedAt: now().getTime(),
+    now: () => now().getTime(),
+    logger: logger.child({ component: 'otlp' }),
+    onDropped: (signal, count) => selfMetrics.onOtlpDropped(signal, count),
+  });
+  logger.info({ activities: config.otlp.activities.enabled, auditLogs: config.otlp.auditLogs.enabled, endpoint: config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*' }, 'forwarding estate events over OTLP');
+  return forwarder;
+}
+
+/** The URL without a user name and password, for the log (an endpoint may carry them). */
+function withoutUserInfo(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }

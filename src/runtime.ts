@@ -10,6 +10,7 @@ import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
 import { resolveShardIndex, shardOf } from './scheduler/sharding';
+import type { EstateEvents } from './collectors/types';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
@@ -54,6 +55,8 @@ export class ExporterRuntime {
       collectorsFor?: typeof collectorsFor;
       /** the response budget (tests observe it); by default one of collection.maxBufferedResponseBytes */
       responseBudget?: ResponseBudget;
+      /** receives the estate's events of each successful run (src/otlp); must only queue them */
+      onEvents?: (target: string, events: EstateEvents) => void;
     },
   ) {
     this.scheduler = new Scheduler(deps.logger);
@@ -109,6 +112,7 @@ export class ExporterRuntime {
           settings: () => this.config.collection,
           ...(this.deps.now ? { now: this.deps.now } : {}),
           ...(carried.has(definition.name) ? { carriedOver: carried.get(definition.name) } : {}),
+          ...(this.deps.onEvents ? { onEvents: this.deps.onEvents } : {}),
         }),
       );
     }

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig, TargetKind } from '../config/load';
 import type { ClientByKind } from '../clients';
 import type { MetricName } from '../metrics/catalog';
+import type { Activity, AuditLog } from '../clients/management/schemas';
 
 export type Labels = Readonly<Record<string, string>>;
 
@@ -77,6 +78,23 @@ export interface CollectResult<S> {
   /** items read and pages fetched, for logs and spans */
   items?: number;
   pages?: number;
+  /**
+   * The estate's own events this run admitted (each once, as the counters
+   * count them), forwarded over OTLP by the job only if this run succeeds.
+   */
+  events?: EstateEvents;
+}
+
+export interface EstateEvents {
+  /** completed activities */
+  activities?: Activity[];
+  auditEntries?: AuditLog[];
+  /**
+   * true for a first run: its events are history from before the exporter
+   * started (the counters count none of them); forwarded only as far back as
+   * `otlp.backfill` reaches
+   */
+  history: boolean;
 }
 
 /**

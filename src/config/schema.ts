@@ -197,6 +197,26 @@ const tracingSettings = z
   })
   .strict();
 
+/**
+ * The estate's own events forwarded over OTLP/HTTP (src/otlp): to
+ * tracing.endpoint (its /v1/traces and /v1/logs), else where the
+ * OTEL_EXPORTER_OTLP_* variables say, with their headers.
+ */
+const otlpSettings = z
+  .object({
+    /** completed activities as spans (JOB_GROUP root, JOB and TASK children) */
+    activities: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
+    /** audit entries as log records */
+    auditLogs: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
+    /** how far back the first run after start forwards what completed before it (default 0: only what completes after start) */
+    backfill: duration.refine((ms) => ms >= 0, 'must not be negative').default(0),
+    /** events waiting for export per signal; beyond it they are dropped and counted in dataprotect_otlp_dropped_total */
+    maxQueueSize: z.number().int().min(1).max(1_000_000).default(10_000),
+    /** time limit of one export request, its retries on 429/503 included */
+    timeout: positiveDuration.default(10_000),
+  })
+  .strict();
+
 const shardingSettings = z
   .object({
     /** number of replicas sharing the targets; a numeric string too, for ${ENV_VAR} (set beside the replica count) */
@@ -224,6 +244,7 @@ export const configSchema = z
     logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     collection: collectionSettings.prefault({}),
     tracing: tracingSettings.prefault({}),
+    otlp: otlpSettings.prefault({}),
     sharding: shardingSettings.prefault({}),
     targets: z.array(targetSettings).min(1, 'configure at least one target'),
   })

@@ -15,7 +15,7 @@ const PROCESS_METRICS_MAX_AGE_MS = 1000;
 
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-function declare<T extends 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | 'dataprotect_exporter_build_info'>(name: T) {
+function declare<T extends 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | 'dataprotect_exporter_build_info' | 'dataprotect_otlp_dropped_total'>(name: T) {
   const family = metricFamily(name);
   return { name: family.name, help: family.help, labelNames: [...family.labels] };
 }
@@ -30,6 +30,7 @@ export class SelfMetrics implements RequestObserver {
     registers: [this.registry],
   });
   private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
+  private readonly otlpDropped = new Counter({ ...declare('dataprotect_otlp_dropped_total'), registers: [this.registry] });
 
   private changeCounter = 0;
   private processCache: { at: number; text: Promise<string> } | undefined;
@@ -50,12 +51,19 @@ export class SelfMetrics implements RequestObserver {
     this.apiDuration.observe({ target: event.target, endpoint: event.endpoint }, event.durationSeconds);
   }
 
+  /** Counts the estate's events lost on their way to the OTLP endpoint (src/otlp). */
+  onOtlpDropped(signal: 'traces' | 'logs', count: number): void {
+    this.changeCounter++;
+    this.otlpDropped.inc({ signal }, count);
+  }
+
   /** Text of the self-metric families, by family name; with `target`, only that target's API series (and no build info). */
   async familiesText(target?: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo]) {
+    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.otlpDropped]) {
       const data = await metric.get();
-      if (target !== undefined && data.name === 'dataprotect_exporter_build_info') continue;
+      // The exporter's own series belong to no target's /probe page.
+      if (target !== undefined && (data.name === 'dataprotect_exporter_build_info' || data.name === 'dataprotect_otlp_dropped_total')) continue;
       let text = '';
       for (const value of data.values) {
         if (target !== undefined && value.labels.target !== target) continue;

@@ -27,6 +27,7 @@ const families = [
   { name: 'dataprotect_collector_skipped_runs_total', type: 'counter', labels: ['target', 'collector'], help: 'Scheduled runs skipped because the previous run was still going.' },
   { name: 'dataprotect_api_requests_total', type: 'counter', labels: ['target', 'endpoint', 'code'], help: 'HTTP requests made to the source, by path template and status code (or error).' },
   { name: 'dataprotect_api_request_duration_seconds', type: 'histogram', labels: ['target', 'endpoint'], help: 'Latency of HTTP requests made to the source.' },
+  { name: 'dataprotect_otlp_dropped_total', type: 'counter', labels: ['signal'], help: "The estate's events (activity spans: traces, audit records: logs) not delivered to the OTLP endpoint: queue full, endpoint failing or not answering, or still queued at shutdown." },
   { name: 'dataprotect_exporter_build_info', type: 'gauge', labels: ['version', 'nodejs_version'], help: 'Build information of the exporter; value 1.' },
 
   // Management service

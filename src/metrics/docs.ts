@@ -13,6 +13,7 @@ export const RUNTIME_FAMILIES = [
   'dataprotect_collector_skipped_runs_total',
   'dataprotect_api_requests_total',
   'dataprotect_api_request_duration_seconds',
+  'dataprotect_otlp_dropped_total',
   'dataprotect_exporter_build_info',
 ] as const;
 

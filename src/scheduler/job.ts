@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
-import type { CollectorDefinition, SharedKey } from '../collectors/types';
+import type { CollectorDefinition, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
 import { validateOutputInSlices } from './validate';
@@ -65,6 +65,8 @@ export class CollectorJob {
       now?: () => Date;
       /** what the job this one replaces hands on (a reload that changed only schedules) */
       carriedOver?: CarriedOver;
+      /** receives the estate's events of a successful run (OTLP forwarding); must only queue them */
+      onEvents?: (target: string, events: EstateEvents) => void;
     },
   ) {
     this.state = deps.carriedOver?.state;
@@ -116,6 +118,15 @@ export class CollectorJob {
     await this.settled();
   }
 
+  /** Hands the run's events over; a forwarding problem is logged and never fails the run. */
+  private forward(logger: Logger, events: EstateEvents): void {
+    try {
+      this.deps.onEvents?.(this.runtime.config.name, events);
+    } catch (error) {
+      logger.warn({ err: (error as Error).message }, 'forwarding events over OTLP failed');
+    }
+  }
+
   private execute(): Promise<RunResult> {
     const target = this.runtime.config.name;
     const { store } = this.deps;
@@ -158,6 +169,7 @@ export class CollectorJob {
         const checked = await validateOutputInSlices(target, result.samples, result.histograms ?? []);
         this.state = result.state;
         for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
+        if (result.events && this.deps.onEvents) this.forward(logger, result.events);
         const durationSeconds = (performance.now() - started) / 1000;
         store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), ...checked });
         span.setAttributes({

@@ -37,6 +37,8 @@ describe('configuration', () => {
       perAssetSeries: 'all',
       maxBufferedResponseBytes: 96 * 1024 * 1024,
     });
+    // The estate's events over OTLP are sent only when asked for.
+    expect(config.otlp).toEqual({ activities: { enabled: false }, auditLogs: { enabled: false }, backfill: 0, maxQueueSize: 10_000, timeout: 10_000 });
     const target = config.targets[0]!;
     expect(target.maxResponseBytes).toBe(64 * 1024 * 1024);
     expect(target.tls.insecureSkipVerify).toBe(false);
@@ -84,6 +86,9 @@ describe('configuration', () => {
 collection:
   defaultRpo: soon
   perAssetSeries: some
+otlp:
+  backfill: -1h
+  maxQueueSize: 0
 targets:
   - name: a
     kind: backup
@@ -110,12 +115,14 @@ targets:
     expect(text).toMatch(/^web\.port: /m);
     expect(text).toMatch(/^collection\.defaultRpo: "soon" is not a duration/m);
     expect(text).toMatch(/^collection\.perAssetSeries: /m);
+    expect(text).toMatch(/^otlp\.backfill: /m);
+    expect(text).toMatch(/^otlp\.maxQueueSize: /m);
     expect(text).toMatch(/^targets\[0\]\.kind: /m);
     expect(text).toMatch(/^targets\[0\]\.url: must be an http/m);
     expect(text).toMatch(/^targets\[1\]\.password: set password/m);
     expect(text).toMatch(/^targets\[1\]\.collectors\.assets\.schedule: "every minute" is not a valid cron expression/m);
     expect(text).toMatch(/^targets\[1\]\.name: duplicate target name "a"/m);
-    expect(problems.length).toBeGreaterThanOrEqual(9);
+    expect(problems.length).toBeGreaterThanOrEqual(11);
   });
 
   it('rejects unknown keys and unknown collectors', () => {

@@ -154,6 +154,9 @@ export const copyMetricsSchema = z.object({
 });
 export type CopyMetrics = z.output<typeof copyMetricsSchema>;
 
+/** what an activity says of its asset or policy */
+const reference = z.object({ id: z.string().nullish(), name: z.string().nullish(), type: z.string().nullish() });
+
 export const activitySchema = z.object({
   id: z.string().min(1),
   category: z.string(),
@@ -166,6 +169,12 @@ export const activitySchema = z.object({
   duration: z.number().nonnegative().nullish(),
   result: z.object({ status: nullableString, bytesTransferred: z.number().nonnegative().nullish() }).nullish(),
   stats: z.object({ bytesTransferred: z.number().nonnegative().nullish() }).nullish(),
+  // Read for the activity spans forwarded over OTLP (src/otlp): no metric uses them.
+  name: z.string().nullish(),
+  parentId: z.string().nullish(),
+  subcategory: z.string().nullish(),
+  asset: reference.nullish(),
+  protectionPolicy: reference.nullish(),
 });
 export type Activity = z.output<typeof activitySchema>;
 
@@ -173,6 +182,11 @@ export const auditLogSchema = z.object({
   id: z.string().min(1),
   auditType: z.string(),
   changedTime: timestamp,
+  // Read for the audit log records forwarded over OTLP (src/otlp): no metric uses them.
+  changedBy: z.object({ id: z.string().nullish(), username: z.string().nullish() }).nullish(),
+  changedObject: z.object({ id: z.string().nullish(), resourceName: z.string().nullish(), resourceType: z.string().nullish() }).nullish(),
+  changeDescription: z.string().nullish(),
+  messageID: z.string().nullish(),
 });
 export type AuditLog = z.output<typeof auditLogSchema>;
 

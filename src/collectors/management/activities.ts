@@ -81,6 +81,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     const classTypes = ctx.settings.activityClassTypes;
 
     const seen = new Set<string>();
+    const admitted: Activity[] = [];
     const apply = (activity: Activity): void => {
       seen.add(activity.id);
       const classType = activity.classType ?? '';
@@ -102,6 +103,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       const resultKey = key(classType, activity.category, result);
       const categoryKey = key(classType, activity.category);
       if (ledger.first || counted) {
+        admitted.push(activity);
         if (end >= windowStart) state.window.push({ end, classType, category: activity.category, result });
         state.windowKeys.add(resultKey);
         if (!state.completed.has(resultKey)) state.completed.set(resultKey, 0);
@@ -157,7 +159,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     }
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
-    return { ...render(ctx.target.name, state), state, items, pages };
+    return { ...render(ctx.target.name, state), state, items, pages, events: { activities: admitted, history: ledger.first } };
   },
 });
 

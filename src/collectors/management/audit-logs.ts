@@ -11,6 +11,7 @@
  * Types once seen stay, with 0.
  */
 import { ge } from '../../clients/management/filter';
+import type { AuditLog } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
 import { Tally } from './shared';
@@ -43,6 +44,7 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
       : { ledger: { watermark: 0, countFrom: 0, seen: new Map() }, totals: new Map(), window: [], types: new Set() };
     const ledger = new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now });
 
+    const admitted: AuditLog[] = [];
     let pages = 0;
     let items = 0;
     for await (const page of ctx.client.auditLogs({ filter: ge('changedTime', new Date(ledger.since)) }, signal)) {
@@ -54,6 +56,7 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
         if (ledger.has(entry.id)) continue;
         const counted = ledger.admit(entry.id, entry.changedTime);
         if (!first && !counted) continue; // before countFrom: history or already counted and forgotten
+        admitted.push(entry);
         state.types.add(entry.auditType);
         if (!state.totals.has(entry.auditType)) state.totals.set(entry.auditType, 0);
         if (counted) state.totals.set(entry.auditType, (state.totals.get(entry.auditType) ?? 0) + 1);
@@ -75,6 +78,6 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     for (const { key: [auditType], value } of inWindow.entries()) {
       samples.push({ name: 'dataprotect_audit_events_window', labels: { target, audit_type: auditType }, value });
     }
-    return { samples, state, items, pages };
+    return { samples, state, items, pages, events: { auditEntries: admitted, history: ledger.first } };
   },
 });

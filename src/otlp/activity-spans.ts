@@ -1,0 +1,96 @@
+/**
+ * A completed activity as an OpenTelemetry span, built directly as the
+ * ReadableSpan an OTLP exporter sends: its times are the activity's own, and
+ * its ids come from the activity ids (event-ids.ts), which a tracer cannot
+ * give.
+ *
+ * Status: FAILED and OK_WITH_ERRORS are ERROR (the run has errors an
+ * operator should look at); OK is OK; CANCELED, SKIPPED and UNKNOWN are
+ * UNSET (nothing went wrong that the span could show; the result status
+ * attribute tells which).
+ */
+import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import type { Resource } from '@opentelemetry/resources';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { Activity } from '../clients/management/schemas';
+import { spanIdOf, traceIdOf } from './event-ids';
+
+export const ACTIVITY_SCOPE = { name: 'dataprotect-exporter/activities' };
+
+/** Where an activity sits in its trace: the root activity (job group) and its parent, if any. */
+export interface ActivityPlace {
+  rootId: string;
+  parentId?: string;
+}
+
+const hrTime = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
+
+export function spanStatusOf(result: string): SpanStatus {
+  if (result === 'FAILED') return { code: SpanStatusCode.ERROR, message: 'FAILED' };
+  if (result === 'OK_WITH_ERRORS') return { code: SpanStatusCode.ERROR, message: 'OK_WITH_ERRORS' };
+  if (result === 'OK') return { code: SpanStatusCode.OK };
+  return { code: SpanStatusCode.UNSET };
+}
+
+/** start and end in epoch ms: the activity's, else derived from the duration; undefined when unknown */
+function timesOf(activity: Activity): { start: number; end: number } | undefined {
+  const end = activity.endTime ?? (activity.startTime != null && activity.duration != null ? activity.startTime + activity.duration : undefined);
+  const start = activity.startTime ?? (end !== undefined && activity.duration != null ? end - activity.duration : undefined);
+  if (start === undefined || end === undefined || end < start) return undefined;
+  return { start, end };
+}
+
+function attributesOf(activity: Activity, result: string, durationMs: number): Attributes {
+  const attributes: Attributes = {
+    'dataprotect.activity.id': activity.id,
+    'dataprotect.activity.category': activity.category,
+    'dataprotect.activity.class_type': activity.classType ?? 'UNKNOWN',
+    'dataprotect.activity.result': result,
+    'dataprotect.activity.duration_ms': durationMs,
+  };
+  const optional: Array<[string, string | number | null | undefined]> = [
+    ['dataprotect.activity.name', activity.name],
+    ['dataprotect.activity.subcategory', activity.subcategory],
+    ['dataprotect.activity.parent_id', activity.parentId],
+    ['dataprotect.asset.id', activity.asset?.id],
+    ['dataprotect.asset.name', activity.asset?.name],
+    ['dataprotect.asset.type', activity.asset?.type],
+    ['dataprotect.policy.id', activity.protectionPolicy?.id],
+    ['dataprotect.policy.name', activity.protectionPolicy?.name],
+    ['dataprotect.activity.bytes_transferred', activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred],
+  ];
+  for (const [key, value] of optional) if (value != null && value !== '') attributes[key] = value;
+  return attributes;
+}
+
+/** The span of a completed activity; undefined when it has no usable start and end. */
+export function activitySpan(target: string, activity: Activity, place: ActivityPlace, resource: Resource): ReadableSpan | undefined {
+  const times = timesOf(activity);
+  if (!times) return undefined;
+  const traceId = traceIdOf(target, place.rootId);
+  const context: SpanContext = { traceId, spanId: spanIdOf(target, activity.id), traceFlags: TraceFlags.SAMPLED };
+  const parent: SpanContext | undefined = place.parentId
+    ? { traceId, spanId: spanIdOf(target, place.parentId), traceFlags: TraceFlags.SAMPLED, isRemote: true }
+    : undefined;
+  const result = activity.result?.status || 'UNKNOWN';
+  const durationMs = times.end - times.start;
+  return {
+    name: `${activity.category} ${activity.classType ?? 'ACTIVITY'}`,
+    kind: SpanKind.INTERNAL,
+    spanContext: () => context,
+    ...(parent ? { parentSpanContext: parent } : {}),
+    startTime: hrTime(times.start),
+    endTime: hrTime(times.end),
+    duration: hrTime(durationMs),
+    status: spanStatusOf(result),
+    attributes: attributesOf(activity, result, durationMs),
+    links: [],
+    events: [],
+    ended: true,
+    resource,
+    instrumentationScope: ACTIVITY_SCOPE,
+    droppedAttributesCount: 0,
+    droppedEventsCount: 0,
+    droppedLinksCount: 0,
+  };
+}

@@ -1,0 +1,117 @@
+/**
+ * A bounded export queue between collection and an OTLP exporter. Adding
+ * never waits: items beyond `maxQueueSize` are dropped and counted, and so
+ * are the items of a batch the endpoint refused or never answered (the
+ * exporter's own timeout and retries bound each export). One export at a
+ * time: a slow endpoint fills the queue, and the queue drops, instead of
+ * piling up requests or memory.
+ */
+
+/** What an OpenTelemetry exporter reports of one export (ExportResult of @opentelemetry/core, where SUCCESS is 0). */
+export interface ExportOutcome {
+  code: number;
+  error?: Error;
+}
+const EXPORT_SUCCESS = 0;
+
+/** The part of an OTLP span or log exporter this queue uses. */
+export interface BatchExporter<T> {
+  export(items: T[], done: (result: ExportOutcome) => void): void;
+  shutdown(): Promise<void>;
+}
+
+export interface BoundedExportOptions {
+  maxQueueSize: number;
+  /** items per export request */
+  maxBatchSize: number;
+  /** how long an incomplete batch waits for more */
+  scheduleDelayMs: number;
+  /** called with the number of items lost (queue full, export failed) */
+  onDropped(count: number): void;
+  /** called with the reason of a failed export (never the payload: it holds estate data) */
+  onExportError(message: string): void;
+}
+
+export class BoundedExportQueue<T> {
+  private queue: T[] = [];
+  private exporting: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly exporter: BatchExporter<T>,
+    private readonly options: BoundedExportOptions,
+  ) {}
+
+  get size(): number {
+    return this.queue.length;
+  }
+
+  /** Queues what fits and drops the rest (counted); never waits for the endpoint. */
+  add(items: readonly T[]): void {
+    if (this.stopped || items.length === 0) return;
+    const room = this.options.maxQueueSize - this.queue.length;
+    const taken = items.length <= room ? items : items.slice(0, Math.max(0, room));
+    for (const item of taken) this.queue.push(item);
+    if (taken.length < items.length) this.options.onDropped(items.length - taken.length);
+    this.schedule();
+  }
+
+  /** Exports what is queued (for shutdown and tests); resolves when the queue is empty or its exports failed. */
+  async flush(): Promise<void> {
+    while (this.queue.length > 0 || this.exporting) {
+      if (this.exporting) await this.exporting;
+      else this.exportNext();
+    }
+  }
+
+  /** Exports what is queued within `timeoutMs`, then stops the exporter; what is left is dropped and counted. */
+  async shutdown(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs).unref()))]);
+    clearTimeout(timer);
+    this.stopped = true;
+    clearTimeout(this.timer);
+    if (this.queue.length > 0) this.options.onDropped(this.queue.length);
+    this.queue = [];
+    await this.exporter.shutdown().catch(() => undefined);
+  }
+
+  private schedule(): void {
+    if (this.exporting || this.queue.length === 0) return;
+    if (this.queue.length >= this.options.maxBatchSize) {
+      this.exportNext();
+      return;
+    }
+    // A timer that does not keep the process alive: the shutdown flushes.
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.exportNext();
+    }, this.options.scheduleDelayMs).unref();
+  }
+
+  private exportNext(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.exporting || this.queue.length === 0) return;
+    const batch = this.queue.splice(0, this.options.maxBatchSize);
+    this.exporting = new Promise<void>((resolve) => {
+      try {
+        this.exporter.export(batch, (result) => {
+          if (result.code !== EXPORT_SUCCESS) {
+            this.options.onDropped(batch.length);
+            this.options.onExportError(result.error?.message ?? 'export failed');
+          }
+          resolve();
+        });
+      } catch (error) {
+        this.options.onDropped(batch.length);
+        this.options.onExportError((error as Error).message);
+        resolve();
+      }
+    }).finally(() => {
+      this.exporting = undefined;
+      if (!this.stopped) this.schedule();
+    });
+  }
+}

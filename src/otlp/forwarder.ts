@@ -1,0 +1,207 @@
+/**
+ * Forwards the estate's own events over OTLP/HTTP: completed activities as
+ * spans (activity-spans.ts), audit entries as log records
+ * (audit-records.ts). The collector job hands over the events of each
+ * successful run (CollectResult.events), so each is forwarded exactly when
+ * the counters count it; `accept` only queues, it never waits for the
+ * endpoint (bounded-export.ts).
+ *
+ * A TASK's trace is its job group's, which only its job names: tasks whose
+ * job has not been seen yet wait for it (jobs complete after their tasks),
+ * at most PENDING_TASK_MS of collection time and MAX_PENDING_TASKS of them;
+ * past that they go out in a trace of their job's own.
+ */
+import type { Logger } from 'pino';
+import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
+import type { Activity, AuditLog } from '../clients/management/schemas';
+import type { EstateEvents } from '../collectors/types';
+import type { ExporterConfig } from '../config/load';
+import { activitySpan, type ActivityPlace } from './activity-spans';
+import { auditRecord } from './audit-records';
+import { BoundedExportQueue, type BatchExporter } from './bounded-export';
+
+export type OtlpSignal = 'traces' | 'logs';
+
+const MAX_BATCH_SIZE = 512;
+const SCHEDULE_DELAY_MS = 2_000;
+/** job ids remembered with their job group, for the tasks that complete after them */
+const MAX_KNOWN_JOBS = 200_000;
+const MAX_PENDING_TASKS = 50_000;
+const PENDING_TASK_MS = 6 * 3_600_000;
+
+export interface ForwarderOptions {
+  otlp: ExporterConfig['otlp'];
+  /** tracing.endpoint: the traces URL; the logs URL is its sibling /v1/logs */
+  endpoint?: string;
+  serviceName: string;
+  /** when the exporter started (epoch ms): history up to it is forwarded only as far back as otlp.backfill reaches */
+  startedAt: number;
+  logger: Logger;
+  onDropped(signal: OtlpSignal, count: number): void;
+  now?: () => number;
+}
+
+export class EstateEventForwarder {
+  private readonly spans: BoundedExportQueue<ReadableSpan> | undefined;
+  private readonly logs: BoundedExportQueue<ReadableLogRecord> | undefined;
+  private readonly resources = new Map<string, Resource>();
+  /** by target: job id -> id of its job group (its own id when it has none) */
+  private readonly jobRoots = new Map<string, Map<string, string>>();
+  /** by target: job id -> tasks waiting for it, with when they arrived */
+  private readonly waitingTasks = new Map<string, Map<string, Array<{ task: Activity; since: number }>>>();
+  private pendingCount = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly options: ForwarderOptions) {
+    this.now = options.now ?? Date.now;
+    const queueOptions = (signal: OtlpSignal) => ({
+      maxQueueSize: options.otlp.maxQueueSize,
+      maxBatchSize: MAX_BATCH_SIZE,
+      scheduleDelayMs: SCHEDULE_DELAY_MS,
+      onDropped: (count: number) => options.onDropped(signal, count),
+      onExportError: (message: string) => options.logger.warn({ signal, err: message }, 'OTLP export failed; its events are dropped'),
+    });
+    /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when a signal is on */
+    if (options.otlp.activities.enabled) {
+      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      const exporter = new OTLPTraceExporter({ ...(options.endpoint ? { url: options.endpoint } : {}), timeoutMillis: options.otlp.timeout });
+      this.spans = new BoundedExportQueue<ReadableSpan>(exporter as BatchExporter<ReadableSpan>, queueOptions('traces'));
+    }
+    if (options.otlp.auditLogs.enabled) {
+      const { OTLPLogExporter } = require('@opentelemetry/exporter-logs-otlp-http') as typeof import('@opentelemetry/exporter-logs-otlp-http');
+      const url = logsUrlOf(options.endpoint);
+      const exporter = new OTLPLogExporter({ ...(url ? { url } : {}), timeoutMillis: options.otlp.timeout });
+      this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter as BatchExporter<ReadableLogRecord>, queueOptions('logs'));
+    }
+    /* eslint-enable @typescript-eslint/no-require-imports */
+  }
+
+  get enabled(): boolean {
+    return this.spans !== undefined || this.logs !== undefined;
+  }
+
+  /** Queues the events of one successful run of a target's collector; returns at once. */
+  accept(target: string, events: EstateEvents): void {
+    // Exclusive: with no backfill, what completed at the start is history like what completed before.
+    const after = events.history ? this.options.startedAt - this.options.otlp.backfill : Number.NEGATIVE_INFINITY;
+    if (this.spans && events.activities?.length) this.acceptActivities(target, events.activities, after);
+    if (this.logs && events.auditEntries?.length) {
+      const resource = this.resourceOf(target);
+      const observed = this.now();
+      const records: ReadableLogRecord[] = [];
+      for (const entry of events.auditEntries as AuditLog[]) {
+        if (entry.changedTime > after) records.push(auditRecord(entry, resource, observed));
+      }
+      this.logs.add(records);
+    }
+  }
+
+  /** Sends what is queued (tests, shutdown). */
+  async flush(): Promise<void> {
+    await Promise.all([this.spans?.flush(), this.logs?.flush()]);
+  }
+
+  /** tasks waiting for their job to complete (see the module comment) */
+  get pendingTasks(): number {
+    return this.pendingCount;
+  }
+
+  /**
+   * Sends what is queued within `timeoutMs` and stops; what could not be
+   * sent, and the tasks still waiting for their job, are counted as dropped
+   * (a restart with otlp.backfill sends them again, with the same ids).
+   */
+  async shutdown(timeoutMs: number): Promise<void> {
+    if (this.spans && this.pendingCount > 0) this.options.onDropped('traces', this.pendingCount);
+    this.waitingTasks.clear();
+    this.pendingCount = 0;
+    await Promise.all([this.spans?.shutdown(timeoutMs), this.logs?.shutdown(timeoutMs)]);
+  }
+
+  /** Forgets a target that a reload removed (its remembered jobs and waiting tasks). */
+  removeTarget(target: string): void {
+    this.resources.delete(target);
+    this.jobRoots.delete(target);
+    for (const tasks of this.waitingTasks.get(target)?.values() ?? []) this.pendingCount -= tasks.length;
+    this.waitingTasks.delete(target);
+  }
+
+  private acceptActivities(target: string, activities: readonly Activity[], after: number): void {
+    const roots = this.mapOf(this.jobRoots, target);
+    const pending = this.mapOf(this.waitingTasks, target);
+    const resource = this.resourceOf(target);
+    const spans: ReadableSpan[] = [];
+    const emit = (activity: Activity, place: ActivityPlace): void => {
+      const span = activitySpan(target, activity, place, resource);
+      if (span) spans.push(span);
+    };
+    const inRange = (activity: Activity): boolean => (activity.endTime ?? activity.updateTime) > after;
+    // Jobs first: a task of the same run then finds its job's group.
+    for (const activity of activities) {
+      if (activity.classType === 'TASK') continue;
+      const rootId = activity.classType === 'JOB' && activity.parentId ? activity.parentId : activity.id;
+      if (activity.classType === 'JOB') remember(roots, activity.id, rootId);
+      if (inRange(activity)) emit(activity, { rootId, ...(rootId !== activity.id ? { parentId: rootId } : {}) });
+      for (const waiting of pending.get(activity.id) ?? []) emit(waiting.task, { rootId, parentId: activity.id });
+      this.pendingCount -= pending.get(activity.id)?.length ?? 0;
+      pending.delete(activity.id);
+    }
+    const now = this.now();
+    for (const task of activities) {
+      if (task.classType !== 'TASK' || !inRange(task)) continue;
+      const jobId = task.parentId;
+      const rootId = jobId ? roots.get(jobId) : task.id;
+      if (!jobId || rootId !== undefined) {
+        emit(task, { rootId: rootId ?? task.id, ...(jobId ? { parentId: jobId } : {}) });
+      } else if (this.pendingCount < MAX_PENDING_TASKS) {
+        const waiting = pending.get(jobId) ?? [];
+        waiting.push({ task, since: now });
+        pending.set(jobId, waiting);
+        this.pendingCount += 1;
+      } else {
+        emit(task, { rootId: jobId, parentId: jobId });
+      }
+    }
+    // Tasks whose job never came (JOB not among the class types, a job deleted): their job's own trace.
+    for (const [jobId, waiting] of pending) {
+      if (now - (waiting[0]?.since ?? now) < PENDING_TASK_MS) continue;
+      for (const { task } of waiting) emit(task, { rootId: jobId, parentId: jobId });
+      this.pendingCount -= waiting.length;
+      pending.delete(jobId);
+    }
+    this.spans?.add(spans);
+  }
+
+  private resourceOf(target: string): Resource {
+    let resource = this.resources.get(target);
+    if (!resource) {
+      resource = resourceFromAttributes({ 'service.name': this.options.serviceName, 'dataprotect.target': target });
+      this.resources.set(target, resource);
+    }
+    return resource;
+  }
+
+  private mapOf<V>(maps: Map<string, Map<string, V>>, target: string): Map<string, V> {
+    let map = maps.get(target);
+    if (!map) {
+      map = new Map();
+      maps.set(target, map);
+    }
+    return map;
+  }
+}
+
+/** Remembers a job's group, forgetting the oldest jobs beyond MAX_KNOWN_JOBS (a Map keeps insertion order). */
+function remember(roots: Map<string, string>, jobId: string, rootId: string): void {
+  roots.delete(jobId);
+  roots.set(jobId, rootId);
+  if (roots.size > MAX_KNOWN_JOBS) roots.delete(roots.keys().next().value as string);
+}
+
+/** The logs URL beside a traces URL (…/v1/traces -> …/v1/logs); undefined: OTEL_EXPORTER_OTLP_* decide. */
+export function logsUrlOf(tracesUrl: string | undefined): string | undefined {
+  if (!tracesUrl) return undefined;
+  return /\/v1\/traces\/?$/.test(tracesUrl) ? tracesUrl.replace(/\/v1\/traces\/?$/, '/v1/logs') : undefined;
+}

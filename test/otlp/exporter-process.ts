@@ -1,0 +1,51 @@
+/**
+ * Runs an Exporter in a child process for test/otlp/estate-events.test.ts,
+ * driven over IPC on the parent's simulated clock. A child because the OTLP
+ * exporters load node:http with a dynamic import(), which jest's module
+ * sandbox refuses; here the real exporters send real requests.
+ *
+ * Messages: {id, type: 'start', config, now} | {id, type: 'round', now} |
+ * {id, type: 'flush'} | {id, type: 'stop'}; each answered with {id, ...}.
+ */
+import pino from 'pino';
+import { collectorsFor } from '../../src/collectors/registry';
+import { parseConfig } from '../../src/config/load';
+import { Exporter } from '../../src/exporter';
+
+type Message = { id: number; type: 'start'; config: unknown; now: number } | { id: number; type: 'round'; now: number } | { id: number; type: 'flush' | 'stop' };
+
+let clock = 0;
+let exporter: Exporter | undefined;
+
+async function handle(message: Message): Promise<Record<string, unknown>> {
+  switch (message.type) {
+    case 'start': {
+      clock = message.now;
+      exporter = new Exporter(parseConfig(message.config), pino({ level: 'silent' }), {
+        processMetrics: false,
+        now: () => new Date(clock),
+        collectorsFor: (kind) => collectorsFor(kind).filter((definition) => definition.name === 'activities' || definition.name === 'audit-logs'),
+      });
+      await exporter.start();
+      while (!exporter.runtime.isReady()) await new Promise((resolve) => setTimeout(resolve, 20));
+      return { address: exporter.address(), ok: exporter.runtime.store.all().map((record) => record.lastSuccessAt !== undefined) };
+    }
+    case 'round':
+      clock = message.now;
+      return { results: await exporter?.runtime.runOnce() };
+    case 'flush':
+      await exporter?.events?.flush();
+      return { pendingTasks: exporter?.events?.pendingTasks ?? 0 };
+    case 'stop':
+      await exporter?.stop();
+      return {};
+  }
+}
+
+process.on('message', (message: Message) => {
+  handle(message).then(
+    (reply) => process.send?.({ id: message.id, ...reply }),
+    (error: Error) => process.send?.({ id: message.id, error: error.message }),
+  );
+});
+process.on('disconnect', () => process.exit(0));
