@@ -121,9 +121,9 @@ async function expectExact(exporter: Exporter): Promise<void> {
   const now = sim.clock.now().getTime();
   const counted = truthBetween(sim, exporter.startedAt, now);
   const windowed = truthBetween(sim, now - WINDOW_MS - 1, now);
-  expect(nonZero(valuesOf(text, 'dataprotect_activities_completed_total', ['category', 'result']))).toEqual(nonZero(counted.completed));
+  expect(nonZero(valuesOf(text, 'dataprotect_activities_completed_total', ['class_type', 'category', 'result']))).toEqual(nonZero(counted.completed));
   expect(nonZero(valuesOf(text, 'dataprotect_audit_events_total', ['audit_type']))).toEqual(nonZero(counted.audit));
-  expect(nonZero(valuesOf(text, 'dataprotect_activities_window', ['category', 'result']))).toEqual(nonZero(windowed.completed));
+  expect(nonZero(valuesOf(text, 'dataprotect_activities_window', ['class_type', 'category', 'result']))).toEqual(nonZero(windowed.completed));
   expect(nonZero(valuesOf(text, 'dataprotect_audit_events_window', ['audit_type']))).toEqual(nonZero(windowed.audit));
   // Something was counted: equality with an empty truth would prove little.
   expect(Object.values(counted.completed).reduce((a, b) => a + b, 0)).toBeGreaterThan(5);
