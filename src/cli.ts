@@ -22,11 +22,17 @@ Usage: dataprotect-exporter [options]
   --config FILE     configuration file (default ${DEFAULT_CONFIG_PATH})
   --check-config    validate the configuration and exit (0 when valid)
   --once            run every enabled collector once, print the metrics, exit
-                    0 when every collector succeeded and 1 when any failed
   --output FILE     with --once: write the metrics to FILE atomically instead of
                     stdout (for node_exporter's textfile collector)
   --version         print the version
   --help            this text
+
+Exit codes (--once, --check-config):
+  0   every collector succeeded (the configuration is valid)
+  1   a collector failed; the metrics were still written, and
+      dataprotect_collector_success says which
+  2   nothing was written: wrong command line, invalid configuration,
+      output file not writable, or a fatal error
 
 Signals: SIGTERM/SIGINT stop gracefully (running collections finish);
 SIGHUP reloads the configuration file, and so does a change of the file
@@ -35,6 +41,9 @@ SIGHUP reloads the configuration file, and so does a change of the file
 Traces: OpenTelemetry over OTLP/HTTP when tracing.enabled is set in the file
 or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 `;
+
+/** The exit codes --help documents: a textfile unit treats 0 and 1 as "the file was written". */
+export const EXIT = { success: 0, collectorFailed: 1, nothingWritten: 2 } as const;
 
 export interface CliOptions {
   config: string;
@@ -89,9 +98,15 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
   try {
     const results = await exporter.runtime.runOnce();
     const text = await exporter.renderer.render();
-    if (options.output) writeAtomically(options.output, text);
-    else process.stdout.write(text);
-    return results.every((result) => result === 'success') ? 0 : 1;
+    if (options.output) {
+      try {
+        writeAtomically(options.output, text);
+      } catch (error) {
+        logger.error({ file: options.output, err: error }, 'textfile not written');
+        return EXIT.nothingWritten;
+      }
+    } else process.stdout.write(text);
+    return results.every((result) => result === 'success') ? EXIT.success : EXIT.collectorFailed;
   } finally {
     await exporter.runtime.stop();
   }
@@ -134,7 +149,7 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
     options = parseCli(argv);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
-    return 2;
+    return EXIT.nothingWritten;
   }
   if (options === 'help') {
     process.stdout.write(HELP);
@@ -150,7 +165,7 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${options.config}: invalid configuration\n${error.problems.join('\n')}\n`);
-    return 1;
+    return EXIT.nothingWritten;
   }
   if (options.checkConfig) {
     process.stdout.write(`${options.config}: configuration is valid (${config.targets.length} targets)\n`);

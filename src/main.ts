@@ -34,9 +34,12 @@ main(argv, tracing ? { tracing } : {}).then(
     await tracing?.shutdown();
     process.exitCode = code;
   },
-  async (error: Error) => {
-    process.stderr.write(`fatal: ${error.message}\n`);
+  async (error: unknown) => {
+    // A JSON line like every other log line (stderr with --once, where stdout carries the metrics).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createLogger } = require('./util/logger') as typeof import('./util/logger');
+    createLogger('info', argv.includes('--once') ? 2 : 1).fatal({ err: error }, 'fatal error');
     await tracing?.shutdown();
-    process.exitCode = 1;
+    process.exitCode = 2; // EXIT.nothingWritten of src/cli.ts
   },
 );

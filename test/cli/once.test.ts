@@ -98,11 +98,11 @@ describe('dataprotect-exporter --check-config and --help', () => {
     expect(stdout).toContain('configuration is valid (1 targets)');
   });
 
-  it('prints every mistake of a bad file, one per line with its field path, and exits non-zero', async () => {
+  it('prints every mistake of a bad file, one per line with its field path, and exits 2', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, 'web:\n  port: -1\ntargets:\n  - name: x\n    kind: tape\n    url: nope\n    username: u\n');
     const { code, stderr } = await runCli(['--config', file, '--check-config']);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     const lines = stderr.trim().split('\n');
     expect(lines[0]).toBe(`${file}: invalid configuration`);
     expect(lines.slice(1).sort()).toEqual(
@@ -119,5 +119,9 @@ describe('dataprotect-exporter --check-config and --help', () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
     for (const flag of ['--config', '--check-config', '--once', '--output', '--help']) expect(stdout).toContain(flag);
+    // the exit codes a systemd unit or a script tells apart
+    expect(stdout).toMatch(/^\s+0\s+every collector succeeded/m);
+    expect(stdout).toMatch(/^\s+1\s+a collector failed; the metrics were still written/m);
+    expect(stdout).toMatch(/^\s+2\s+nothing was written/m);
   });
 });
