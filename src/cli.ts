@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfigFile, type ExporterConfig } from './config/load';
 import { ConfigReloader } from './reloader';
+import { readTlsPair } from './config/tls-pair';
 import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
@@ -76,8 +77,11 @@ export function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
   };
 }
 
+/** Reads and validates the file, web.tls's certificate and key included (at start, --check-config and reload). */
 export function readConfig(file: string): ExporterConfig {
-  return loadConfigFile(file, { knownCollectors: KNOWN_COLLECTORS });
+  const config = loadConfigFile(file, { knownCollectors: KNOWN_COLLECTORS });
+  if (config.web.tls) readTlsPair(config.web.tls);
+  return config;
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees a half-written file. */

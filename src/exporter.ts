@@ -6,7 +6,8 @@ import { ExporterRuntime } from './runtime';
 import { SelfMetrics } from './exporters/prometheus';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/server';
-import { closeServer, listen, readTlsFiles, reloadTls } from './exporters/http-server';
+import { closeServer, listen, reloadTls } from './exporters/http-server';
+import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard } from './exporters/auth';
 
 /** What a reload changed: targets started, stopped and restarted. */
@@ -78,7 +79,7 @@ export class Exporter {
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const started = this.startedWeb;
-    if (this.server && started?.tls && next.web.tls) readTlsFiles(next.web.tls); // fail before changing anything
+    if (this.server && started?.tls && next.web.tls) readTlsPair(next.web.tls); // fail before changing anything
     const previous = this.runtime.currentConfig;
     const change = await this.runtime.applyConfig(next);
     // The request counters of a removed target would otherwise be served forever.

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { promtoolCheckMetrics } from '../support/promtool';
 import { spawnCli } from '../support/cli-process';
+import { generateSelfSignedCert } from '../../src/simulator/core/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'dp-cli-'));
 
@@ -113,6 +114,33 @@ describe('dataprotect-exporter --check-config and --help', () => {
         expect.stringMatching(/^targets\[0\]\.password: /),
       ]),
     );
+  });
+
+  it('refuses a TLS certificate or key that cannot serve, naming the setting and the file', async () => {
+    const first = await generateSelfSignedCert();
+    const other = await generateSelfSignedCert();
+    const write = (name: string, content: string): string => {
+      const file = join(dir, name);
+      writeFileSync(file, content);
+      return file;
+    };
+    const cert = write('tls.crt', first.cert);
+    const key = write('tls.key', first.key);
+    const garbage = write('garbage.pem', 'not a PEM file\n');
+    const otherKey = write('other.key', other.key);
+    const check = async (tls: { certFile: string; keyFile: string }) => {
+      const file = join(dir, 'tls.yaml');
+      writeFileSync(file, JSON.stringify({ web: { tls }, targets: [{ name: 'b', kind: 'management', url: 'http://127.0.0.1:1', username: 'u', password: 'p' }] }));
+      const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+      return { code, out: (stdout + stderr).trim().split('\n').at(-1) };
+    };
+    expect(await check({ certFile: cert, keyFile: key })).toEqual({ code: 0, out: expect.stringContaining('configuration is valid') });
+    expect(await check({ certFile: garbage, keyFile: key })).toEqual({ code: 2, out: expect.stringMatching(`^web\\.tls\\.certFile: ${garbage} holds no usable PEM certificate`) });
+    expect(await check({ certFile: cert, keyFile: garbage })).toEqual({ code: 2, out: expect.stringMatching(`^web\\.tls\\.keyFile: ${garbage} holds no usable unencrypted PEM private key`) });
+    expect(await check({ certFile: cert, keyFile: otherKey })).toEqual({
+      code: 2,
+      out: `web.tls.keyFile: the key in ${otherKey} does not belong to the certificate in ${cert}`,
+    });
   });
 
   it('documents its flags', async () => {

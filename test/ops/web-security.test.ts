@@ -187,6 +187,19 @@ describe('TLS', () => {
         `web.tls.certFile: cannot read ${join(dir, 'gone.crt')} (ENOENT)`,
       );
       expect(await presentedFingerprint(port)).toBe(new X509Certificate(second.cert).fingerprint256);
+
+      // A key that is not the certificate's, or garbage: refused naming the setting and the file.
+      const strayKey = join(dir, 'stray.key');
+      writeFileSync(strayKey, (await generateSelfSignedCert()).key);
+      await expect(exporter.applyConfig(config({ ...web, tls: { certFile, keyFile: strayKey } }))).rejects.toThrow(
+        new ConfigError([`web.tls.keyFile: the key in ${strayKey} does not belong to the certificate in ${certFile}`]),
+      );
+      const garbage = join(dir, 'garbage.crt');
+      writeFileSync(garbage, 'garbage\n');
+      await expect(exporter.applyConfig(config({ ...web, tls: { certFile: garbage, keyFile } }))).rejects.toMatchObject({
+        problems: [expect.stringMatching(`^web\\.tls\\.certFile: ${garbage} holds no usable PEM certificate`)],
+      });
+      expect(await presentedFingerprint(port)).toBe(new X509Certificate(second.cert).fingerprint256);
     } finally {
       await trustFirst.close();
       await exporter.stop();
