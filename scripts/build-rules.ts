@@ -69,6 +69,7 @@ export const thresholdsSchema = z
       jobRegex: regex,
       exporterDownFor: duration,
       exporterAbsentFor: duration,
+      configReloadFailedFor: duration,
     }),
   })
   .refine((t) => t.storage.usedWarningRatio < t.storage.usedCriticalRatio, {

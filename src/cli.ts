@@ -123,6 +123,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     file: options.config,
     read: readConfig,
     apply: (next) => exporter.applyConfig(next),
+    onOutcome: (outcome) => exporter.recordReload(outcome),
     logger,
   });
   reloader.watch();

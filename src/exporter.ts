@@ -10,6 +10,22 @@ import { closeServer, listen, reloadTls } from './exporters/http-server';
 import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard } from './exporters/auth';
 
+/**
+ * The settings read only at start that differ between the running and the
+ * next configuration: a reload applies everything else, and says which of
+ * these wait for a restart. logLevel is one: the per-target loggers are
+ * children that copied the level when they were made.
+ */
+function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): string[] {
+  const changed: string[] = [];
+  if (next.web.listenAddress !== started.web.listenAddress) changed.push('web.listenAddress');
+  if (next.web.port !== started.web.port) changed.push('web.port');
+  if (Boolean(next.web.tls) !== Boolean(started.web.tls)) changed.push('web.tls (on or off)');
+  if (JSON.stringify(next.tracing) !== JSON.stringify(started.tracing)) changed.push('tracing');
+  if (next.logLevel !== started.logLevel) changed.push('logLevel');
+  return changed;
+}
+
 /** What a reload changed: targets started, stopped and restarted. */
 export type ConfigChange = Awaited<ReturnType<ExporterRuntime['applyConfig']>>;
 
@@ -24,13 +40,24 @@ export class Exporter {
   private server: Server | undefined;
   /** the web settings the server was started with (listen address, port and TLS need a restart to change) */
   private startedWeb: ExporterConfig['web'] | undefined;
+  private readonly now: () => Date;
+  /** the configuration the process started with: the settings read only at start come from it */
+  private readonly startedConfig: ExporterConfig;
 
   constructor(
     config: ExporterConfig,
     private readonly logger: Logger,
-    options: { processMetrics?: boolean; collectorsFor?: ConstructorParameters<typeof ExporterRuntime>[1]['collectorsFor'] } = {},
+    options: {
+      processMetrics?: boolean;
+      collectorsFor?: ConstructorParameters<typeof ExporterRuntime>[1]['collectorsFor'];
+      now?: () => Date;
+    } = {},
   ) {
+    this.now = options.now ?? (() => new Date());
+    this.startedConfig = config;
     this.selfMetrics = new SelfMetrics(options);
+    // The configuration it is given is validated and applied: the first successful load.
+    this.selfMetrics.recordConfigLoad(true, this.now());
     this.runtime = new ExporterRuntime(config, {
       logger,
       observer: this.selfMetrics,
@@ -80,20 +107,18 @@ export class Exporter {
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const started = this.startedWeb;
     if (this.server && started?.tls && next.web.tls) readTlsPair(next.web.tls); // fail before changing anything
-    const previous = this.runtime.currentConfig;
     const change = await this.runtime.applyConfig(next);
     // The request counters of a removed target would otherwise be served forever.
     await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
-    if (this.server && started) {
-      if (started.tls && next.web.tls) reloadTls(this.server, next.web.tls);
-      if (next.web.listenAddress !== started.listenAddress || next.web.port !== started.port || Boolean(next.web.tls) !== Boolean(started.tls)) {
-        this.logger.warn('web.listenAddress, web.port and turning web.tls on or off take effect at the next restart');
-      }
-    }
-    if (JSON.stringify(next.tracing) !== JSON.stringify(previous.tracing)) {
-      this.logger.warn('tracing settings take effect at the next restart');
-    }
+    if (this.server && started?.tls && next.web.tls) reloadTls(this.server, next.web.tls);
+    const needRestart = settingsNeedingRestart(this.startedConfig, next);
+    if (needRestart.length > 0) this.logger.warn({ settings: needRestart }, 'changed settings take effect at the next restart');
     return change;
+  }
+
+  /** Publishes whether a reload was applied (dataprotect_config_last_reload_successful and its timestamp). */
+  recordReload(outcome: 'applied' | 'rejected'): void {
+    this.selfMetrics.recordConfigLoad(outcome === 'applied', this.now());
   }
 
   async stop(): Promise<void> {

@@ -12,6 +12,8 @@ export interface ReloaderDeps {
   /** applies a validated configuration; may throw to reject it (e.g. unreadable TLS files) */
   apply: (config: ExporterConfig) => Promise<object>;
   logger: Logger;
+  /** told of every reload that was applied or rejected (for the dataprotect_config_last_reload_* series) */
+  onOutcome?: (outcome: 'applied' | 'rejected') => void;
   /** quiet time after the last file event before the file is read (editors write in several steps) */
   debounceMs?: number;
 }
@@ -101,17 +103,21 @@ export class ConfigReloader {
     try {
       next = this.deps.read(this.deps.file);
     } catch (error) {
-      const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
-      logger.error({ trigger, problems }, 'configuration reload rejected; the previous configuration keeps running');
-      return 'rejected';
+      return this.rejected(trigger, error instanceof ConfigError ? error.problems : [(error as Error).message]);
     }
     try {
       const change = await this.deps.apply(next);
       logger.info({ trigger, ...change }, 'configuration reloaded');
+      this.deps.onOutcome?.('applied');
       return 'applied';
     } catch (error) {
-      logger.error({ trigger, problems: [(error as Error).message] }, 'configuration reload rejected; the previous configuration keeps running');
-      return 'rejected';
+      return this.rejected(trigger, error instanceof ConfigError ? error.problems : [(error as Error).message]);
     }
+  }
+
+  private rejected(trigger: string, problems: string[]): 'rejected' {
+    this.deps.logger.error({ trigger, problems }, 'configuration reload rejected; the previous configuration keeps running');
+    this.deps.onOutcome?.('rejected');
+    return 'rejected';
   }
 }

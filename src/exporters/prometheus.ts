@@ -15,7 +15,17 @@ const PROCESS_METRICS_MAX_AGE_MS = 1000;
 
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-function declare<T extends 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | 'dataprotect_exporter_build_info'>(name: T) {
+type SelfMetricName =
+  | 'dataprotect_api_requests_total'
+  | 'dataprotect_api_request_duration_seconds'
+  | 'dataprotect_exporter_build_info'
+  | 'dataprotect_config_last_reload_successful'
+  | 'dataprotect_config_last_reload_success_timestamp_seconds';
+
+/** Series of the exporter as a whole: served on /metrics, not on a target's /probe. */
+const EXPORTER_WIDE = new Set<string>(['dataprotect_exporter_build_info', 'dataprotect_config_last_reload_successful', 'dataprotect_config_last_reload_success_timestamp_seconds']);
+
+function declare(name: SelfMetricName) {
   const family = metricFamily(name);
   return { name: family.name, help: family.help, labelNames: [...family.labels] };
 }
@@ -30,6 +40,8 @@ export class SelfMetrics implements RequestObserver {
     registers: [this.registry],
   });
   private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
+  private readonly reloadSuccessful = new Gauge({ ...declare('dataprotect_config_last_reload_successful'), registers: [this.registry] });
+  private readonly reloadSuccessTime = new Gauge({ ...declare('dataprotect_config_last_reload_success_timestamp_seconds'), registers: [this.registry] });
 
   private changeCounter = 0;
   private processCache: { at: number; text: Promise<string> } | undefined;
@@ -50,12 +62,23 @@ export class SelfMetrics implements RequestObserver {
     this.apiDuration.observe({ target: event.target, endpoint: event.endpoint }, event.durationSeconds);
   }
 
-  /** Text of the self-metric families, by family name; with `target`, only that target's API series (and no build info). */
+  /**
+   * The outcome of a configuration load, as Prometheus and Alertmanager
+   * publish theirs: a rejected reload leaves the old configuration running,
+   * which only these series make visible to monitoring.
+   */
+  recordConfigLoad(applied: boolean, at: Date): void {
+    this.changeCounter++;
+    this.reloadSuccessful.set(applied ? 1 : 0);
+    if (applied) this.reloadSuccessTime.set(at.getTime() / 1000);
+  }
+
+  /** Text of the self-metric families, by family name; with `target`, only that target's API series (nothing exporter-wide). */
   async familiesText(target?: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo]) {
+    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.reloadSuccessful, this.reloadSuccessTime]) {
       const data = await metric.get();
-      if (target !== undefined && data.name === 'dataprotect_exporter_build_info') continue;
+      if (target !== undefined && EXPORTER_WIDE.has(data.name)) continue;
       let text = '';
       for (const value of data.values) {
         if (target !== undefined && value.labels.target !== target) continue;

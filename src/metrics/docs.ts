@@ -14,6 +14,8 @@ export const RUNTIME_FAMILIES = [
   'dataprotect_api_requests_total',
   'dataprotect_api_request_duration_seconds',
   'dataprotect_exporter_build_info',
+  'dataprotect_config_last_reload_successful',
+  'dataprotect_config_last_reload_success_timestamp_seconds',
 ] as const;
 
 /** Which collectors emit each family ("exporter" for the runtime's own). */
