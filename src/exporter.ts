@@ -62,7 +62,9 @@ export class Exporter {
       logger,
       observer: this.selfMetrics,
       ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
+      onFirstRound: () => this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete()),
     });
+    this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     this.renderer = new MetricsRenderer(
       () => this.runtime.store,
       this.selfMetrics,
@@ -76,7 +78,11 @@ export class Exporter {
       renderer: this.renderer,
       store: () => this.runtime.store,
       targetNames: () => this.runtime.targetNames(),
-      isReady: () => this.runtime.isReady(),
+      // Ready = this process can serve scrapes: its configuration is loaded and it listens. An
+      // upstream that never answers must not take the pod out of the Service (and every other
+      // target with it): its state is dataprotect_up, the first round's is on / and in
+      // dataprotect_exporter_first_round_complete.
+      isReady: () => this.server?.listening === true,
       logger: this.logger,
       // Read per request: a reload that adds, removes or rotates users applies at once.
       protect: basicAuthGuard(() => this.runtime.currentConfig.web.basicAuthUsers, this.logger),
@@ -108,6 +114,7 @@ export class Exporter {
     const started = this.startedWeb;
     if (this.server && started?.tls && next.web.tls) readTlsPair(next.web.tls); // fail before changing anything
     const change = await this.runtime.applyConfig(next);
+    this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     // The request counters of a removed target would otherwise be served forever.
     await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
     if (this.server && started?.tls && next.web.tls) reloadTls(this.server, next.web.tls);

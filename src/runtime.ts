@@ -49,6 +49,8 @@ export class ExporterRuntime {
       now?: () => Date;
       /** the collectors of a kind (tests substitute their own) */
       collectorsFor?: typeof collectorsFor;
+      /** told whenever a target's first round has ended (see firstRoundComplete) */
+      onFirstRound?: () => void;
     },
   ) {
     this.scheduler = new Scheduler(deps.logger);
@@ -139,14 +141,19 @@ export class ExporterRuntime {
 
   private startTarget(target: ActiveTarget): void {
     void this.runFirstRound(target).then(() => {
+      this.deps.onFirstRound?.();
       // The target may have been removed by a reload while its first round ran.
       if (!this.scheduling || this.targets.get(target.runtime.config.name) !== target) return;
       for (const job of target.jobs) this.scheduler.add(job);
     });
   }
 
-  /** Ready when every enabled collector of every target has finished a first run, successful or not. */
-  isReady(): boolean {
+  /**
+   * Whether every enabled collector of every target has finished a first
+   * run, successful or not. Not the readiness of the process: a target that
+   * never answers would keep it false, and that is dataprotect_up's news.
+   */
+  firstRoundComplete(): boolean {
     return this.store.all().every((record) => record.lastRunEndAt !== undefined);
   }
 

@@ -19,11 +19,15 @@ type SelfMetricName =
   | 'dataprotect_api_requests_total'
   | 'dataprotect_api_request_duration_seconds'
   | 'dataprotect_exporter_build_info'
+  | 'dataprotect_exporter_first_round_complete'
   | 'dataprotect_config_last_reload_successful'
   | 'dataprotect_config_last_reload_success_timestamp_seconds';
 
 /** Series of the exporter as a whole: served on /metrics, not on a target's /probe. */
-const EXPORTER_WIDE = new Set<string>(['dataprotect_exporter_build_info', 'dataprotect_config_last_reload_successful', 'dataprotect_config_last_reload_success_timestamp_seconds']);
+const EXPORTER_WIDE = new Set<string>([
+  'dataprotect_exporter_build_info',
+  'dataprotect_exporter_first_round_complete',
+  'dataprotect_config_last_reload_successful', 'dataprotect_config_last_reload_success_timestamp_seconds']);
 
 function declare(name: SelfMetricName) {
   const family = metricFamily(name);
@@ -40,10 +44,12 @@ export class SelfMetrics implements RequestObserver {
     registers: [this.registry],
   });
   private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
+  private readonly firstRoundComplete = new Gauge({ ...declare('dataprotect_exporter_first_round_complete'), registers: [this.registry] });
   private readonly reloadSuccessful = new Gauge({ ...declare('dataprotect_config_last_reload_successful'), registers: [this.registry] });
   private readonly reloadSuccessTime = new Gauge({ ...declare('dataprotect_config_last_reload_success_timestamp_seconds'), registers: [this.registry] });
 
   private changeCounter = 0;
+  private firstRoundCompleteValue: boolean | undefined;
   private processCache: { at: number; text: Promise<string> } | undefined;
 
   /** increases whenever the API series change: a renderer may reuse their text until then */
@@ -62,6 +68,14 @@ export class SelfMetrics implements RequestObserver {
     this.apiDuration.observe({ target: event.target, endpoint: event.endpoint }, event.durationSeconds);
   }
 
+  /** Whether every collector has finished a first run (the runtime's firstRoundComplete). */
+  recordFirstRound(complete: boolean): void {
+    if (this.firstRoundCompleteValue === complete) return;
+    this.firstRoundCompleteValue = complete;
+    this.changeCounter++;
+    this.firstRoundComplete.set(complete ? 1 : 0);
+  }
+
   /**
    * The outcome of a configuration load, as Prometheus and Alertmanager
    * publish theirs: a rejected reload leaves the old configuration running,
@@ -76,7 +90,7 @@ export class SelfMetrics implements RequestObserver {
   /** Text of the self-metric families, by family name; with `target`, only that target's API series (nothing exporter-wide). */
   async familiesText(target?: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.reloadSuccessful, this.reloadSuccessTime]) {
+    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.firstRoundComplete, this.reloadSuccessful, this.reloadSuccessTime]) {
       const data = await metric.get();
       if (target !== undefined && EXPORTER_WIDE.has(data.name)) continue;
       let text = '';

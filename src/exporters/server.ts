@@ -27,7 +27,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   app.get('/readyz', (_req, res) => {
     if (deps.isReady()) res.type('text/plain').send('ready\n');
-    else res.status(503).type('text/plain').send('waiting for the first collection of every target\n');
+    else res.status(503).type('text/plain').send('not listening yet\n');
   });
 
   app.get('/metrics', protect, async (req, res) => {

@@ -14,6 +14,7 @@ export const RUNTIME_FAMILIES = [
   'dataprotect_api_requests_total',
   'dataprotect_api_request_duration_seconds',
   'dataprotect_exporter_build_info',
+  'dataprotect_exporter_first_round_complete',
   'dataprotect_config_last_reload_successful',
   'dataprotect_config_last_reload_success_timestamp_seconds',
 ] as const;

@@ -164,7 +164,7 @@ describe('spans of the running exporter reach an OTLP/HTTP receiver', () => {
     const cli = spawnCli(['--config', config], { SIM_PASSWORD: sim.password, OTEL_BSP_SCHEDULE_DELAY: '60000' });
     try {
       const address = String((await cli.waitForLog((line) => line.msg === 'listening')).address);
-      await eventually(async () => (await fetch(`${address}/readyz`)).status === 200, 20_000, 'first collection');
+      await eventually(async () => (await (await fetch(`${address}/metrics`)).text()).includes('\ndataprotect_exporter_first_round_complete 1\n'), 20_000, 'first collection');
       expect(received).toHaveLength(0);
     } finally {
       await cli.stop();
