@@ -182,6 +182,7 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
   if (context.tracing) {
     const { plan } = context.tracing;
     logger.info({ reason: plan.reason, endpoint: plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*', serviceName: plan.serviceName }, 'tracing enabled');
+    context.tracing.reportTo((fields, message) => logger.warn(fields, message));
   }
   if (options.once) return runOnce(config, options, logger);
   await runDaemon(config, options, logger, context);

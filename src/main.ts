@@ -5,7 +5,7 @@
  * required only after that.
  */
 import { applyHeapPolicy } from './heap-policy';
-import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, type Tracing } from './tracing';
+import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, stderrWarn, type Tracing } from './tracing';
 
 applyHeapPolicy();
 
@@ -31,8 +31,15 @@ const { main } = require('./cli') as typeof import('./cli');
 main(argv, tracing ? { tracing } : {}).then(
   async (code) => {
     if (code === undefined) return; // the daemon runs on; it flushes the traces when it stops
-    await tracing?.shutdown();
-    process.exitCode = code;
+    if (!tracing) {
+      process.exitCode = code;
+      return;
+    }
+    if (!(await tracing.shutdown())) {
+      stderrWarn({}, 'spans not exported within 5 s; exiting without them');
+    }
+    // An export still waiting for a dead OTLP endpoint would hold the process until its own timeout.
+    process.exit(code);
   },
   async (error: unknown) => {
     // A JSON line like every other log line (stderr with --once, where stdout carries the metrics).
