@@ -78,6 +78,11 @@ export class Exporter {
       renderer: this.renderer,
       store: () => this.runtime.store,
       targetNames: () => this.runtime.targetNames(),
+      collectedElsewhere: (target) => {
+        const { shard, owners } = this.runtime.shardAssignment();
+        const owner = owners.get(target);
+        return owner !== undefined && owner !== shard ? { shard: owner, ownShard: shard } : undefined;
+      },
       // Ready = this process can serve scrapes: its configuration is loaded and it listens. An
       // upstream that never answers must not take the pod out of the Service (and every other
       // target with it): its state is dataprotect_up, the first round's is on / and in
@@ -93,6 +98,8 @@ export class Exporter {
     }
     this.server = await listen(app, this.startedWeb);
     this.logger.info({ address: this.address() }, 'listening');
+    const { shard, shards } = this.runtime.shardAssignment();
+    this.logger.info({ shard, shards, targets: this.runtime.targetNames() }, 'targets this replica collects');
     this.runtime.start();
   }
 

@@ -8,7 +8,7 @@ import { CollectorJob, type RunResult, type TargetRuntime } from './scheduler/jo
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
-import { resolveShardIndex, shardOf } from './scheduler/sharding';
+import { assignShards, resolveShardIndex } from './scheduler/sharding';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
@@ -69,11 +69,17 @@ export class ExporterRuntime {
     return [...this.targets.keys()];
   }
 
+  /** This replica's shard and, for every configured target, the shard that collects it. */
+  shardAssignment(config: ExporterConfig = this.config): { shard: number; shards: number; owners: Map<string, number> } {
+    const { shards } = config.sharding;
+    const shard = resolveShardIndex(config.sharding.index) % shards;
+    return { shard, shards, owners: assignShards(config.targets.map((target) => target.name), shards) };
+  }
+
   /** The targets this replica collects, by the sharding setting. */
   private ownedTargets(config: ExporterConfig): TargetConfig[] {
-    const { shards } = config.sharding;
-    const index = resolveShardIndex(config.sharding.index);
-    return config.targets.filter((target) => shards === 1 || shardOf(target.name, shards) === index % shards);
+    const { shard, owners } = this.shardAssignment(config);
+    return config.targets.filter((target) => owners.get(target.name) === shard);
   }
 
   private addTarget(target: TargetConfig): ActiveTarget {

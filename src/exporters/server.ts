@@ -9,6 +9,8 @@ export interface HttpAppDeps {
   renderer: MetricsRenderer;
   store: () => SnapshotStore;
   targetNames: () => string[];
+  /** for a configured target another replica collects, the shard that does */
+  collectedElsewhere?: (target: string) => { shard: number; ownShard: number } | undefined;
   isReady: () => boolean;
   logger: Logger;
   /** guards /metrics, /probe and / (basic auth); health endpoints stay open for probes */
@@ -53,6 +55,14 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   app.get('/probe', protect, async (req, res) => {
     const target = typeof req.query.target === 'string' ? req.query.target : undefined;
+    const elsewhere = target && !deps.targetNames().includes(target) ? deps.collectedElsewhere?.(target) : undefined;
+    if (target && elsewhere) {
+      res
+        .status(400)
+        .type('text/plain')
+        .send(`target "${target}" is collected by shard ${elsewhere.shard}, not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`);
+      return;
+    }
     if (!target || !deps.targetNames().includes(target)) {
       res.status(400).type('text/plain').send(target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n');
       return;
