@@ -137,7 +137,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     stopped.finally(() => context.tracing?.shutdown()).then(
       () => process.exit(0),
       (error: Error) => {
-        logger.error({ err: error.message }, 'shutdown failed');
+        logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -178,7 +178,7 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
   }
   // In --once mode stdout carries the metrics, so logs go to stderr.
   const logger = createLogger(config.logLevel, options.once ? 2 : 1);
-  process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'));
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   if (context.tracing) {
     const { plan } = context.tracing;
     logger.info({ reason: plan.reason, endpoint: plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*', serviceName: plan.serviceName }, 'tracing enabled');

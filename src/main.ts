@@ -45,7 +45,7 @@ main(argv, tracing ? { tracing } : {}).then(
     // A JSON line like every other log line (stderr with --once, where stdout carries the metrics).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createLogger } = require('./util/logger') as typeof import('./util/logger');
-    createLogger('info', argv.includes('--once') ? 2 : 1).fatal({ err: error }, 'fatal error');
+    createLogger('info', argv.includes('--once') ? 2 : 1).fatal({ err: error, stack: error instanceof Error ? error.stack : undefined }, 'fatal error');
     await tracing?.shutdown();
     process.exitCode = 2; // EXIT.nothingWritten of src/cli.ts
   },

@@ -53,11 +53,11 @@ export class ConfigReloader {
     try {
       this.watcher = watch(dirname(file), { persistent: false }, () => this.scheduleCheck());
     } catch (error) {
-      this.deps.logger.warn({ dir: dirname(file), err: (error as Error).message }, 'cannot watch the configuration directory; reload with SIGHUP');
+      this.deps.logger.warn({ dir: dirname(file), err: error }, 'cannot watch the configuration directory; reload with SIGHUP');
       return;
     }
     this.watcher.on('error', (error) => {
-      this.deps.logger.warn({ dir: dirname(file), err: error.message }, 'watching the configuration directory failed; reload with SIGHUP');
+      this.deps.logger.warn({ dir: dirname(file), err: error }, 'watching the configuration directory failed; reload with SIGHUP');
       void this.close();
     });
     this.deps.logger.debug({ dir: dirname(file), file: basename(file) }, 'watching the configuration file');

@@ -214,7 +214,7 @@ export class ExporterRuntime {
     this.targets.delete(name);
     await Promise.all(active.jobs.map((job) => this.scheduler.remove(job)));
     this.store.removeTarget(name);
-    await active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: name, err: error.message }, 'closing client failed'));
+    await active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: name, err: error }, 'closing client failed'));
   }
 
   /** Graceful shutdown: no new runs, wait for running ones, log out of every source. */
@@ -225,7 +225,7 @@ export class ExporterRuntime {
     await Promise.all([...this.targets.values()].map((target) => Promise.all(target.jobs.map((job) => job.stop()))));
     await Promise.all(
       [...this.targets.values()].map((target) =>
-        target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error.message }, 'closing client failed')),
+        target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error }, 'closing client failed')),
       ),
     );
   }

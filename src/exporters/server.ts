@@ -48,7 +48,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
       res.uncork();
       res.end();
     } catch (error) {
-      deps.logger.error({ err: (error as Error).message }, 'rendering /metrics failed');
+      deps.logger.error({ err: error }, 'rendering /metrics failed');
       res.status(500).type('text/plain').send('rendering failed\n');
     }
   });

@@ -158,7 +158,7 @@ export class CollectorJob {
         span.recordException(err);
         span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
         span.setAttributes({ 'dataprotect.result': 'failure', 'dataprotect.error': err.message });
-        logger.warn({ err: { type: err.name, message: err.message }, durationSeconds }, 'collection failed');
+        logger.warn({ err, durationSeconds }, 'collection failed');
         return 'failure';
       } finally {
         clearTimeout(timer);

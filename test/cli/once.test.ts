@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { promtoolCheckMetrics } from '../support/promtool';
-import { spawnCli } from '../support/cli-process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { spawnCli, writeConfig } from '../support/cli-process';
 import { generateSelfSignedCert } from '../../src/simulator/core/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'dp-cli-'));
@@ -141,6 +143,24 @@ describe('dataprotect-exporter --check-config and --help', () => {
       code: 2,
       out: `web.tls.keyFile: the key in ${otherKey} does not belong to the certificate in ${cert}`,
     });
+  });
+
+  it('reports a fatal start-up error as a JSON log line naming its class, and exits 2', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const file = join(dir, 'port-taken.yaml');
+      writeConfig(file, [{ name: 'b', kind: 'management', url: 'http://127.0.0.1:1', username: 'u', password: 'p' }], {
+        web: { listenAddress: '127.0.0.1', port: (taken.address() as AddressInfo).port },
+      });
+      const cli = spawnCli(['--config', file]);
+      expect(await cli.exited).toBe(2);
+      const fatal = cli.logs.find((line) => line.level === 'fatal');
+      expect(fatal).toMatchObject({ msg: 'fatal error', service: 'dataprotect-exporter', err: { type: 'Error', code: 'EADDRINUSE' } });
+      expect(cli.stdout() + cli.stderr()).not.toMatch(/^fatal: /m);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   });
 
   it('documents its flags', async () => {

@@ -59,7 +59,9 @@ describe('--once --output FILE', () => {
     expect(text).toContain('dataprotect_up{target="repl",kind="replication"} 1');
     expect(text).toContain('dataprotect_up{target="gone",kind="replication"} 0');
     expect(text).toMatch(/dataprotect_collector_success\{target="gone",collector="[a-z-]+"\} 0/);
-    expect(cli.logs.some((line) => line.msg === 'collection failed' && line.target === 'gone')).toBe(true);
+    const failed = cli.logs.find((line) => line.msg === 'collection failed' && line.target === 'gone');
+    // its class and a message, not {"type":"Object","stack":""}
+    expect(failed?.err).toEqual(expect.objectContaining({ type: 'ApiError', message: expect.stringMatching(/\S/) }));
   });
 
   it('exits 2, naming the file, when the output cannot be written, and leaves nothing behind', async () => {
