@@ -54,7 +54,7 @@ export interface HttpResponse {
   text: string;
 }
 
-const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
+export const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
 /** statuses that mean the server refused the request without processing it */
 const REFUSED_STATUS = new Set([429, 503]);
 const TRACER_NAME = 'dataprotect-exporter';
