@@ -1,9 +1,11 @@
 # syntax=docker/dockerfile:1
 # dataprotect-exporter: multi-stage build, production dependencies only, non-root.
+# Node 22 (LTS; Node 20 reached its end of life on 2026-04-30). The simulator and the demo are left
+# out (.dockerignore, tsconfig.build.json): they need dev dependencies.
 #   docker build -t dataprotect-exporter .
 #   docker run -p 8497:8497 -v /path/to/config.yaml:/etc/dataprotect-exporter/config.yaml:ro dataprotect-exporter
 
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -11,12 +13,12 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
-FROM node:20-bookworm-slim AS production-deps
+FROM node:22-bookworm-slim AS production-deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 # Heap cap: with V8's default sizing the old generation grows far past the live
 # set (about 150 MB on a 10,000-asset estate) while a cold round parses 365 MB of
@@ -35,8 +37,8 @@ COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY config/example.yaml /etc/dataprotect-exporter/example.yaml
-# The configuration is mounted here (see README "Docker").
-VOLUME ["/etc/dataprotect-exporter"]
+# The configuration is mounted at /etc/dataprotect-exporter/config.yaml (see README "Docker"); no
+# VOLUME here: it would leave an anonymous volume behind every container run with a single-file mount.
 USER node
 EXPOSE 8497
 # DATAPROTECT_HEALTH_URL follows web.port / web.tls when they differ from the defaults; the check

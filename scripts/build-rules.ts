@@ -69,6 +69,7 @@ export const thresholdsSchema = z
       jobRegex: regex,
       exporterDownFor: duration,
       exporterAbsentFor: duration,
+      configReloadFailedFor: duration,
     }),
   })
   .refine((t) => t.storage.usedWarningRatio < t.storage.usedCriticalRatio, {
@@ -162,7 +163,26 @@ export function buildRules(): string {
   return renderRules(readFileSync(TEMPLATE_FILE, 'utf8'), thresholds);
 }
 
+const USAGE = `Usage: npx tsx scripts/build-rules.ts [--check]
+
+Builds alerts/dataprotect.rules.yml from alerts/src/dataprotect.rules.tmpl.yml and the
+tunables of alerts/thresholds.yaml (docs/runbook.md#tuning explains them).
+
+  (no option)  write alerts/dataprotect.rules.yml
+  --check      write nothing; exit 1 when the committed file is out of date
+  --help       this text
+`;
+
 function main(argv: readonly string[]): number {
+  if (argv.includes('--help') || argv.includes('-h')) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  const unknown = argv.filter((arg) => arg !== '--check');
+  if (unknown.length > 0) {
+    process.stderr.write(`unknown option ${unknown.join(' ')}\n\n${USAGE}`);
+    return 2;
+  }
   const rules = buildRules();
   const relative = path.relative(process.cwd(), RULES_FILE);
   if (argv.includes('--check')) {

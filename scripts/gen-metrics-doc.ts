@@ -1,7 +1,10 @@
-/** Regenerates docs/metrics.md from the metric catalog: `npm run docs:metrics`. */
-import { writeFileSync } from 'node:fs';
+/** Regenerates docs/metrics.md and the collectors table of docs/configuration.md: `npm run docs:metrics`. */
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { metricsMarkdown } from '../src/metrics/docs';
+import { metricsMarkdown, withCollectorsTable } from '../src/metrics/docs';
 
-writeFileSync(join(__dirname, '..', 'docs', 'metrics.md'), metricsMarkdown());
-process.stdout.write('docs/metrics.md written\n');
+const docs = join(__dirname, '..', 'docs');
+writeFileSync(join(docs, 'metrics.md'), metricsMarkdown());
+const configuration = join(docs, 'configuration.md');
+writeFileSync(configuration, withCollectorsTable(readFileSync(configuration, 'utf8')));
+process.stdout.write('docs/metrics.md and the collectors of docs/configuration.md written\n');

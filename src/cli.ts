@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { ConfigError, loadConfigFile, type ExporterConfig } from './config/load';
 import { ConfigReloader } from './reloader';
+import { readTlsPair } from './config/tls-pair';
 import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
@@ -22,11 +23,17 @@ Usage: dataprotect-exporter [options]
   --config FILE     configuration file (default ${DEFAULT_CONFIG_PATH})
   --check-config    validate the configuration and exit (0 when valid)
   --once            run every enabled collector once, print the metrics, exit
-                    0 when every collector succeeded and 1 when any failed
   --output FILE     with --once: write the metrics to FILE atomically instead of
                     stdout (for node_exporter's textfile collector)
   --version         print the version
   --help            this text
+
+Exit codes (--once, --check-config):
+  0   every collector succeeded (the configuration is valid)
+  1   a collector failed; the metrics were still written, and
+      dataprotect_collector_success says which
+  2   nothing was written: wrong command line, invalid configuration,
+      output file not writable, or a fatal error
 
 Signals: SIGTERM/SIGINT stop gracefully (running collections finish);
 SIGHUP reloads the configuration file, and so does a change of the file
@@ -35,6 +42,9 @@ SIGHUP reloads the configuration file, and so does a change of the file
 Traces: OpenTelemetry over OTLP/HTTP when tracing.enabled is set in the file
 or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 `;
+
+/** The exit codes --help documents: a textfile unit treats 0 and 1 as "the file was written". */
+export const EXIT = { success: 0, collectorFailed: 1, nothingWritten: 2 } as const;
 
 export interface CliOptions {
   config: string;
@@ -67,8 +77,11 @@ export function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
   };
 }
 
+/** Reads and validates the file, web.tls's certificate and key included (at start, --check-config and reload). */
 export function readConfig(file: string): ExporterConfig {
-  return loadConfigFile(file, { knownCollectors: KNOWN_COLLECTORS });
+  const config = loadConfigFile(file, { knownCollectors: KNOWN_COLLECTORS });
+  if (config.web.tls) readTlsPair(config.web.tls);
+  return config;
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
@@ -89,9 +102,15 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
   try {
     const results = await exporter.runtime.runOnce();
     const text = await exporter.renderer.render();
-    if (options.output) writeAtomically(options.output, text);
-    else process.stdout.write(text);
-    return results.every((result) => result === 'success') ? 0 : 1;
+    if (options.output) {
+      try {
+        writeAtomically(options.output, text);
+      } catch (error) {
+        logger.error({ file: options.output, err: error }, 'textfile not written');
+        return EXIT.nothingWritten;
+      }
+    } else process.stdout.write(text);
+    return results.every((result) => result === 'success') ? EXIT.success : EXIT.collectorFailed;
   } finally {
     await exporter.stop();
   }
@@ -104,6 +123,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     file: options.config,
     read: readConfig,
     apply: (next) => exporter.applyConfig(next),
+    onOutcome: (outcome) => exporter.recordReload(outcome),
     logger,
   });
   reloader.watch();
@@ -117,7 +137,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     stopped.finally(() => context.tracing?.shutdown()).then(
       () => process.exit(0),
       (error: Error) => {
-        logger.error({ err: error.message }, 'shutdown failed');
+        logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
@@ -134,7 +154,7 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
     options = parseCli(argv);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
-    return 2;
+    return EXIT.nothingWritten;
   }
   if (options === 'help') {
     process.stdout.write(HELP);
@@ -150,7 +170,7 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
     process.stderr.write(`${options.config}: invalid configuration\n${error.problems.join('\n')}\n`);
-    return 1;
+    return EXIT.nothingWritten;
   }
   if (options.checkConfig) {
     process.stdout.write(`${options.config}: configuration is valid (${config.targets.length} targets)\n`);
@@ -158,10 +178,11 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
   }
   // In --once mode stdout carries the metrics, so logs go to stderr.
   const logger = createLogger(config.logLevel, options.once ? 2 : 1);
-  process.on('unhandledRejection', (reason) => logger.error({ err: String(reason) }, 'unhandled rejection'));
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   if (context.tracing) {
     const { plan } = context.tracing;
     logger.info({ reason: plan.reason, endpoint: plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*', serviceName: plan.serviceName }, 'tracing enabled');
+    context.tracing.reportTo((fields, message) => logger.warn(fields, message));
   }
   if (options.once) return runOnce(config, options, logger);
   await runDaemon(config, options, logger, context);

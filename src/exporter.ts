@@ -6,13 +6,31 @@ import { ExporterRuntime } from './runtime';
 import { SelfMetrics } from './exporters/prometheus';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/server';
-import { closeServer, listen, readTlsFiles, reloadTls } from './exporters/http-server';
+import { closeServer, listen, reloadTls } from './exporters/http-server';
+import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard } from './exporters/auth';
 import { EstateEventForwarder } from './otlp/forwarder';
 import { DEFAULT_SERVICE_NAME } from './tracing';
 
 /** Longest wait for the last estate events at stop: a dead OTLP endpoint must not hold the process. */
 const EVENTS_SHUTDOWN_TIMEOUT_MS = 5_000;
+
+/**
+ * The settings read only at start that differ between the running and the
+ * next configuration: a reload applies everything else, and says which of
+ * these wait for a restart. logLevel is one: the per-target loggers are
+ * children that copied the level when they were made.
+ */
+function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): string[] {
+  const changed: string[] = [];
+  if (next.web.listenAddress !== started.web.listenAddress) changed.push('web.listenAddress');
+  if (next.web.port !== started.web.port) changed.push('web.port');
+  if (Boolean(next.web.tls) !== Boolean(started.web.tls)) changed.push('web.tls (on or off)');
+  if (JSON.stringify(next.tracing) !== JSON.stringify(started.tracing)) changed.push('tracing');
+  if (JSON.stringify(next.otlp) !== JSON.stringify(started.otlp)) changed.push('otlp');
+  if (next.logLevel !== started.logLevel) changed.push('logLevel');
+  return changed;
+}
 
 /** What a reload changed: targets started, stopped and restarted. */
 export type ConfigChange = Awaited<ReturnType<ExporterRuntime['applyConfig']>>;
@@ -30,6 +48,9 @@ export class Exporter {
   private server: Server | undefined;
   /** the web settings the server was started with (listen address, port and TLS need a restart to change) */
   private startedWeb: ExporterConfig['web'] | undefined;
+  private readonly now: () => Date;
+  /** the configuration the process started with: the settings read only at start come from it */
+  private readonly startedConfig: ExporterConfig;
 
   constructor(
     config: ExporterConfig,
@@ -41,17 +62,22 @@ export class Exporter {
       now?: () => Date;
     } = {},
   ) {
+    this.now = options.now ?? (() => new Date());
+    this.startedConfig = config;
     this.selfMetrics = new SelfMetrics(options);
-    const now = options.now ?? (() => new Date());
-    this.events = forwarderFor(config, logger, this.selfMetrics, now);
+    this.events = forwarderFor(config, logger, this.selfMetrics, this.now);
     const events = this.events;
+    // The configuration it is given is validated and applied: the first successful load.
+    this.selfMetrics.recordConfigLoad(true, this.now());
     this.runtime = new ExporterRuntime(config, {
       logger,
       observer: this.selfMetrics,
       ...(events ? { onEvents: events.accept.bind(events) } : {}),
       ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
       ...(options.now ? { now: options.now } : {}),
+      onFirstRound: () => this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete()),
     });
+    this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     this.renderer = new MetricsRenderer(
       () => this.runtime.store,
       this.selfMetrics,
@@ -65,7 +91,16 @@ export class Exporter {
       renderer: this.renderer,
       store: () => this.runtime.store,
       targetNames: () => this.runtime.targetNames(),
-      isReady: () => this.runtime.isReady(),
+      collectedElsewhere: (target) => {
+        const { shard, owners } = this.runtime.shardAssignment();
+        const owner = owners.get(target);
+        return owner !== undefined && owner !== shard ? { shard: owner, ownShard: shard } : undefined;
+      },
+      // Ready = this process can serve scrapes: its configuration is loaded and it listens. An
+      // upstream that never answers must not take the pod out of the Service (and every other
+      // target with it): its state is dataprotect_up, the first round's is on / and in
+      // dataprotect_exporter_first_round_complete.
+      isReady: () => this.server?.listening === true,
       logger: this.logger,
       // Read per request: a reload that adds, removes or rotates users applies at once.
       protect: basicAuthGuard(() => this.runtime.currentConfig.web.basicAuthUsers, this.logger),
@@ -76,6 +111,8 @@ export class Exporter {
     }
     this.server = await listen(app, this.startedWeb);
     this.logger.info({ address: this.address() }, 'listening');
+    const { shard, shards } = this.runtime.shardAssignment();
+    this.logger.info({ shard, shards, targets: this.runtime.targetNames() }, 'targets this replica collects');
     this.runtime.start();
   }
 
@@ -95,25 +132,21 @@ export class Exporter {
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const started = this.startedWeb;
-    if (this.server && started?.tls && next.web.tls) readTlsFiles(next.web.tls); // fail before changing anything
-    const previous = this.runtime.currentConfig;
+    if (this.server && started?.tls && next.web.tls) readTlsPair(next.web.tls); // fail before changing anything
     const change = await this.runtime.applyConfig(next);
+    this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     // The request counters of a removed target would otherwise be served forever.
     await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
     for (const target of change.removed) this.events?.removeTarget(target);
-    if (this.server && started) {
-      if (started.tls && next.web.tls) reloadTls(this.server, next.web.tls);
-      if (next.web.listenAddress !== started.listenAddress || next.web.port !== started.port || Boolean(next.web.tls) !== Boolean(started.tls)) {
-        this.logger.warn('web.listenAddress, web.port and turning web.tls on or off take effect at the next restart');
-      }
-    }
-    if (JSON.stringify(next.tracing) !== JSON.stringify(previous.tracing)) {
-      this.logger.warn('tracing settings take effect at the next restart');
-    }
-    if (JSON.stringify(next.otlp) !== JSON.stringify(previous.otlp)) {
-      this.logger.warn('otlp settings take effect at the next restart');
-    }
+    if (this.server && started?.tls && next.web.tls) reloadTls(this.server, next.web.tls);
+    const needRestart = settingsNeedingRestart(this.startedConfig, next);
+    if (needRestart.length > 0) this.logger.warn({ settings: needRestart }, 'changed settings take effect at the next restart');
     return change;
+  }
+
+  /** Publishes whether a reload was applied (dataprotect_config_last_reload_successful and its timestamp). */
+  recordReload(outcome: 'applied' | 'rejected'): void {
+    this.selfMetrics.recordConfigLoad(outcome === 'applied', this.now());
   }
 
   /** Stops serving and collecting, then sends the estate events still queued (bounded in time). */

@@ -5,7 +5,7 @@
  * required only after that.
  */
 import { applyHeapPolicy } from './heap-policy';
-import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, type Tracing } from './tracing';
+import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, stderrWarn, type Tracing } from './tracing';
 
 applyHeapPolicy();
 
@@ -31,12 +31,22 @@ const { main } = require('./cli') as typeof import('./cli');
 main(argv, tracing ? { tracing } : {}).then(
   async (code) => {
     if (code === undefined) return; // the daemon runs on; it flushes the traces when it stops
-    await tracing?.shutdown();
-    process.exitCode = code;
+    if (!tracing) {
+      process.exitCode = code;
+      return;
+    }
+    if (!(await tracing.shutdown())) {
+      stderrWarn({}, 'spans not exported within 5 s; exiting without them');
+    }
+    // An export still waiting for a dead OTLP endpoint would hold the process until its own timeout.
+    process.exit(code);
   },
-  async (error: Error) => {
-    process.stderr.write(`fatal: ${error.message}\n`);
+  async (error: unknown) => {
+    // A JSON line like every other log line (stderr with --once, where stdout carries the metrics).
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { createLogger } = require('./util/logger') as typeof import('./util/logger');
+    createLogger('info', argv.includes('--once') ? 2 : 1).fatal({ err: error, stack: error instanceof Error ? error.stack : undefined }, 'fatal error');
     await tracing?.shutdown();
-    process.exitCode = 1;
+    process.exitCode = 2; // EXIT.nothingWritten of src/cli.ts
   },
 );

@@ -12,6 +12,8 @@ export interface ReloaderDeps {
   /** applies a validated configuration; may throw to reject it (e.g. unreadable TLS files) */
   apply: (config: ExporterConfig) => Promise<object>;
   logger: Logger;
+  /** told of every reload that was applied or rejected (for the dataprotect_config_last_reload_* series) */
+  onOutcome?: (outcome: 'applied' | 'rejected') => void;
   /** quiet time after the last file event before the file is read (editors write in several steps) */
   debounceMs?: number;
 }
@@ -51,11 +53,11 @@ export class ConfigReloader {
     try {
       this.watcher = watch(dirname(file), { persistent: false }, () => this.scheduleCheck());
     } catch (error) {
-      this.deps.logger.warn({ dir: dirname(file), err: (error as Error).message }, 'cannot watch the configuration directory; reload with SIGHUP');
+      this.deps.logger.warn({ dir: dirname(file), err: error }, 'cannot watch the configuration directory; reload with SIGHUP');
       return;
     }
     this.watcher.on('error', (error) => {
-      this.deps.logger.warn({ dir: dirname(file), err: error.message }, 'watching the configuration directory failed; reload with SIGHUP');
+      this.deps.logger.warn({ dir: dirname(file), err: error }, 'watching the configuration directory failed; reload with SIGHUP');
       void this.close();
     });
     this.deps.logger.debug({ dir: dirname(file), file: basename(file) }, 'watching the configuration file');
@@ -101,17 +103,21 @@ export class ConfigReloader {
     try {
       next = this.deps.read(this.deps.file);
     } catch (error) {
-      const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
-      logger.error({ trigger, problems }, 'configuration reload rejected; the previous configuration keeps running');
-      return 'rejected';
+      return this.rejected(trigger, error instanceof ConfigError ? error.problems : [(error as Error).message]);
     }
     try {
       const change = await this.deps.apply(next);
       logger.info({ trigger, ...change }, 'configuration reloaded');
+      this.deps.onOutcome?.('applied');
       return 'applied';
     } catch (error) {
-      logger.error({ trigger, problems: [(error as Error).message] }, 'configuration reload rejected; the previous configuration keeps running');
-      return 'rejected';
+      return this.rejected(trigger, error instanceof ConfigError ? error.problems : [(error as Error).message]);
     }
+  }
+
+  private rejected(trigger: string, problems: string[]): 'rejected' {
+    this.deps.logger.error({ trigger, problems }, 'configuration reload rejected; the previous configuration keeps running');
+    this.deps.onOutcome?.('rejected');
+    return 'rejected';
   }
 }

@@ -9,7 +9,7 @@ import { CollectorJob, type CarriedOver, type RunResult, type TargetRuntime } fr
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
-import { resolveShardIndex, shardOf } from './scheduler/sharding';
+import { assignShards, resolveShardIndex } from './scheduler/sharding';
 import type { EstateEvents } from './collectors/types';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -57,6 +57,8 @@ export class ExporterRuntime {
       responseBudget?: ResponseBudget;
       /** receives the estate's events of each successful run (src/otlp); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
+      /** told whenever a target's first round has ended (see firstRoundComplete) */
+      onFirstRound?: () => void;
     },
   ) {
     this.scheduler = new Scheduler(deps.logger);
@@ -76,11 +78,17 @@ export class ExporterRuntime {
     return [...this.targets.keys()];
   }
 
+  /** This replica's shard and, for every configured target, the shard that collects it. */
+  shardAssignment(config: ExporterConfig = this.config): { shard: number; shards: number; owners: Map<string, number> } {
+    const { shards } = config.sharding;
+    const shard = resolveShardIndex(config.sharding.index) % shards;
+    return { shard, shards, owners: assignShards(config.targets.map((target) => target.name), shards) };
+  }
+
   /** The targets this replica collects, by the sharding setting. */
   private ownedTargets(config: ExporterConfig): TargetConfig[] {
-    const { shards } = config.sharding;
-    const index = resolveShardIndex(config.sharding.index);
-    return config.targets.filter((target) => shards === 1 || shardOf(target.name, shards) === index % shards);
+    const { shard, owners } = this.shardAssignment(config);
+    return config.targets.filter((target) => owners.get(target.name) === shard);
   }
 
   private addTarget(target: TargetConfig): ActiveTarget {
@@ -149,14 +157,19 @@ export class ExporterRuntime {
 
   private startTarget(target: ActiveTarget): void {
     void this.runFirstRound(target).then(() => {
+      this.deps.onFirstRound?.();
       // The target may have been removed by a reload while its first round ran.
       if (!this.scheduling || this.targets.get(target.runtime.config.name) !== target) return;
       for (const job of target.jobs) this.scheduler.add(job);
     });
   }
 
-  /** Ready when every enabled collector of every target has finished a first run, successful or not. */
-  isReady(): boolean {
+  /**
+   * Whether every enabled collector of every target has finished a first
+   * run, successful or not. Not the readiness of the process: a target that
+   * never answers would keep it false, and that is dataprotect_up's news.
+   */
+  firstRoundComplete(): boolean {
     return this.store.all().every((record) => record.lastRunEndAt !== undefined);
   }
 
@@ -212,7 +225,7 @@ export class ExporterRuntime {
     this.targets.delete(name);
     await Promise.all(active.jobs.map((job) => this.scheduler.remove(job)));
     this.store.removeTarget(name);
-    await active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: name, err: error.message }, 'closing client failed'));
+    await active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: name, err: error }, 'closing client failed'));
   }
 
   /** Graceful shutdown: no new runs, wait for running ones, log out of every source. */
@@ -223,7 +236,7 @@ export class ExporterRuntime {
     await Promise.all([...this.targets.values()].map((target) => Promise.all(target.jobs.map((job) => job.stop()))));
     await Promise.all(
       [...this.targets.values()].map((target) =>
-        target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error.message }, 'closing client failed')),
+        target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error }, 'closing client failed')),
       ),
     );
   }

@@ -13,6 +13,8 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
+import type { ExportResult } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 
 /** The `tracing:` section as written in the file (nothing validated: the CLI reports a bad file). */
 export interface TracingFileSettings {
@@ -33,8 +35,75 @@ export interface TracingPlan {
 
 export interface Tracing {
   plan: TracingPlan;
-  /** exports the spans still buffered and stops; bounded in time, never throws */
-  shutdown(): Promise<void>;
+  /** exports the spans still buffered and stops; bounded in time, never throws; false when it gave up waiting */
+  shutdown(): Promise<boolean>;
+  /** where failed span exports are reported from now on (before: JSON lines on stderr) */
+  reportTo(log: ExportFailureLog): void;
+}
+
+/** A warn-level log call, as pino's `logger.warn.bind(logger)`. */
+export type ExportFailureLog = (fields: Record<string, unknown>, message: string) => void;
+
+/** One line per minute at most: a dead collector fails every batch, every few seconds. */
+const EXPORT_FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * The OTLP exporter fails silently: a wrong endpoint looked like "no
+ * traces". This wrapper reports failed exports, the first at once, then one
+ * line a minute with the number of batches and spans lost meanwhile.
+ */
+export class ReportingSpanExporter implements SpanExporter {
+  private log: ExportFailureLog;
+  private lastLogAt: number | undefined;
+  private failedBatches = 0;
+  private failedSpans = 0;
+
+  constructor(
+    private readonly inner: SpanExporter,
+    log: ExportFailureLog = stderrWarn,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.log = log;
+  }
+
+  reportTo(log: ExportFailureLog): void {
+    this.log = log;
+  }
+
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    this.inner.export(spans, (result) => {
+      // ExportResultCode.SUCCESS is 0 (the enum is not imported: this module loads before the SDK)
+      if (result.code !== 0) this.failed(spans.length, result.error);
+      resultCallback(result);
+    });
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+
+  private failed(spans: number, error: Error | undefined): void {
+    this.failedBatches += 1;
+    this.failedSpans += spans;
+    const now = this.now();
+    if (this.lastLogAt !== undefined && now - this.lastLogAt < EXPORT_FAILURE_LOG_INTERVAL_MS) return;
+    this.lastLogAt = now;
+    this.log(
+      { batches: this.failedBatches, spans: this.failedSpans, error: error ? `${error.name}: ${error.message}` : 'export failed' },
+      'span export failed; traces are lost (at most one line a minute)',
+    );
+    this.failedBatches = 0;
+    this.failedSpans = 0;
+  }
+}
+
+/** Before the CLI's logger exists (or after it is gone): a JSON warn line on stderr like every other log line. */
+export function stderrWarn(fields: Record<string, unknown>, message: string): void {
+  process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), service: DEFAULT_SERVICE_NAME, ...fields, msg: message })}\n`);
 }
 
 export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
@@ -87,6 +156,8 @@ const listOf = (value: string | undefined): string[] =>
 export function planTracing(file: TracingFileSettings, env: NodeJS.ProcessEnv = process.env): TracingPlan | undefined {
   const exporters = listOf(env.OTEL_TRACES_EXPORTER);
   if (isTrue(env.OTEL_SDK_DISABLED) || exporters.includes('none')) return undefined;
+  // The file's value wins here too: `enabled: false` is off whatever OTEL_* the environment holds.
+  if (file.enabled === false) return undefined;
   let reason: string | undefined;
   if (file.enabled === true) reason = 'tracing.enabled in the configuration file';
   else if (exporters.includes('otlp')) reason = 'OTEL_TRACES_EXPORTER=otlp';
@@ -114,22 +185,27 @@ export function startTracing(plan: TracingPlan): Tracing {
   const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
   const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   /* eslint-enable @typescript-eslint/no-require-imports */
+  const exporter = new ReportingSpanExporter(new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}));
   const sdk: NodeSDK = new Sdk({
-    traceExporter: new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}),
+    traceExporter: exporter,
     ...(plan.serviceName ? { serviceName: plan.serviceName } : {}),
     instrumentations: [],
     metricReaders: [],
     logRecordProcessors: [],
   });
   sdk.start();
-  let stopping: Promise<void> | undefined;
+  let stopping: Promise<boolean> | undefined;
   return {
     plan,
     shutdown: () =>
       (stopping ??= Promise.race([
-        sdk.shutdown().catch(() => undefined),
-        new Promise<void>((resolve) => setTimeout(resolve, SHUTDOWN_TIMEOUT_MS).unref()),
+        sdk.shutdown().then(
+          () => true,
+          () => true, // a failed export is reported by the exporter
+        ),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_TIMEOUT_MS).unref()),
       ])),
+    reportTo: (log) => exporter.reportTo(log),
   };
 }
 

@@ -74,7 +74,7 @@ async function main(): Promise<void> {
   };
   const runtime = new ExporterRuntime(config, { logger, observer, now: () => new Date(Date.now() + offset) });
   const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
-  const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.isReady(), logger });
+  const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.firstRoundComplete(), logger });
   const server = await listen(app, config.web);
   const info = server.address() as { port: number };
 

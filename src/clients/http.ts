@@ -1,6 +1,6 @@
 import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
-import { INVALID_SPAN_CONTEXT, ProxyTracerProvider, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { INVALID_SPAN_CONTEXT, ProxyTracerProvider, trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ApiError } from './errors';
 import type { ResponseBudget } from './response-budget';
@@ -58,7 +58,7 @@ export interface HttpResponse {
   text: string;
 }
 
-const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
+export const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
 /** statuses that mean the server refused the request without processing it */
 const REFUSED_STATUS = new Set([429, 503]);
 const TRACER_NAME = 'dataprotect-exporter';
@@ -109,7 +109,7 @@ export class HttpCore {
   /** Sends the request, retrying transient failures. Resolves with any final status; the API client judges it. */
   async request(request: HttpRequest): Promise<HttpResponse> {
     if (!tracingRegistered()) return this.requestWithRetries(request, UNTRACED);
-    return tracer.startActiveSpan(`${request.method} ${request.endpoint}`, async (span) => {
+    return tracer.startActiveSpan(`${request.method} ${request.endpoint}`, { kind: SpanKind.CLIENT }, async (span) => {
       span.setAttributes({ 'http.request.method': request.method, 'url.template': request.endpoint, 'dataprotect.target': this.target });
       try {
         const response = await this.requestWithRetries(request, span);

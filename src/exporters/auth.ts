@@ -1,8 +1,9 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import type { Secret } from '../util/secret';
+import { BcryptWorker, VerifierBusyError, type BcryptVerifier } from './bcrypt-worker';
 
 /** user name -> password, as web.basicAuthUsers gives them (undefined: no authentication) */
 export type BasicAuthUsers = Readonly<Record<string, Secret>> | undefined;
@@ -27,40 +28,53 @@ export function isBcryptHash(value: string): boolean {
   return /^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value);
 }
 
+/** A flood of shed requests logs one line (with their count) per interval, not one per request. */
+const SHED_LOG_INTERVAL_MS = 10_000;
+
+/** A hash's cost factor ($2y$10$... -> 10). */
+const costOf = (hash: string): number => Number(hash.slice(4, 6));
+
+/** The cost factor of the decoy comparison when no configured user has a bcrypt hash. */
+const DEFAULT_COST = 10;
+
 /**
- * bcrypt is slow on purpose (tens of milliseconds a check): a verified
- * (user, password, hash) is remembered by digest, as Prometheus's exporter
- * toolkit does, so that scrapes every few seconds do not pay it each time.
+ * A well-formed bcrypt hash of no password, with the highest cost of the
+ * configured hashes: compared against when the user is unknown or has a
+ * plain password, so that every refusal spends one bcrypt comparison of the
+ * same cost. Made of random salts (cheap), no hashing needed.
  */
-const verifiedHashes = new Set<string>();
-const MAX_VERIFIED = 256;
-
-/** A hash to spend the same time on when the user does not exist (no user enumeration by timing). */
-let dummyHash: string | undefined;
-
-async function bcryptMatches(password: string, hash: string, user: string): Promise<boolean> {
-  const key = digest(`${user}\u0000${password}\u0000${hash}`).toString('hex');
-  if (verifiedHashes.has(key)) return true;
-  if (!(await bcrypt.compare(password, hash))) return false;
-  if (verifiedHashes.size >= MAX_VERIFIED) verifiedHashes.clear();
-  verifiedHashes.add(key);
-  return true;
+const decoys = new Map<number, string>();
+function decoyHash(users: NonNullable<BasicAuthUsers>): string {
+  let cost = 0;
+  for (const secret of Object.values(users)) {
+    const value = secret.reveal();
+    if (isBcryptHash(value)) cost = Math.max(cost, costOf(value));
+  }
+  cost ||= DEFAULT_COST;
+  let decoy = decoys.get(cost);
+  if (!decoy) {
+    // "$2b$NN$" + 22 salt characters, then 31 digest characters taken from two more salts
+    decoy = bcrypt.genSaltSync(cost) + bcrypt.genSaltSync(4).slice(7) + bcrypt.genSaltSync(4).slice(7, 16);
+    decoys.set(cost, decoy);
+  }
+  return decoy;
 }
 
 /**
- * Whether the credentials match a configured user. A configured value is a
- * bcrypt hash or the password itself; plain passwords are compared in
- * constant time over digests, so neither the user name nor the password can
- * be found out from how long the answer takes.
+ * Verified credentials, remembered by a keyed hash (an HMAC with a key of
+ * this process), as Prometheus's exporter toolkit does: scrapes every few
+ * seconds do not pay bcrypt each time, and the set holds nothing that turns
+ * back into a password. The stored value is part of the key, so a rotated
+ * password or hash is verified again.
  */
-export async function credentialsMatch(users: NonNullable<BasicAuthUsers>, user: string, password: string): Promise<boolean> {
-  const stored = Object.hasOwn(users, user) ? users[user]?.reveal() : undefined;
-  if (stored !== undefined && isBcryptHash(stored)) return bcryptMatches(password, stored, user);
-  if (stored === undefined && Object.values(users).some((secret) => isBcryptHash(secret.reveal()))) {
-    dummyHash ??= bcrypt.hashSync('not a password', 10);
-    await bcrypt.compare(password, dummyHash);
-    return false;
-  }
+const verifiedKeySecret = randomBytes(32);
+const verified = new Set<string>();
+const MAX_VERIFIED = 256;
+const verifiedKey = (user: string, password: string, stored: string): string =>
+  createHmac('sha256', verifiedKeySecret).update(`${user}\u0000${password}\u0000${stored}`, 'utf8').digest('hex');
+
+/** Constant time over digests, against every plain-password user whoever is asked for. */
+function plainPasswordMatches(users: NonNullable<BasicAuthUsers>, user: string, password: string): boolean {
   const given = digest(`${user}\u0000${password}`);
   let matched = false;
   for (const [name, secret] of Object.entries(users)) {
@@ -70,17 +84,74 @@ export async function credentialsMatch(users: NonNullable<BasicAuthUsers>, user:
   return matched;
 }
 
+let sharedWorker: BcryptWorker | undefined;
+
+/** The process's bcrypt worker thread, shared by every guard. */
+export function sharedBcryptWorker(): BcryptWorker {
+  sharedWorker ??= new BcryptWorker();
+  return sharedWorker;
+}
+
+/**
+ * Whether the credentials match a configured user. A configured value is a
+ * bcrypt hash or the password itself. Credentials verified before are
+ * accepted from memory; every other check does the same work whoever asks:
+ * the plain passwords compared in constant time, and one bcrypt comparison
+ * (against the user's hash, or a decoy of the same cost) by the verifier,
+ * off the event loop. An unknown user, a wrong plain password and a wrong
+ * bcrypt password are refused after the same work, so no user name can be
+ * found out from the time an answer takes.
+ */
+export async function credentialsMatch(
+  users: NonNullable<BasicAuthUsers>,
+  user: string,
+  password: string,
+  verifier: BcryptVerifier = sharedBcryptWorker(),
+): Promise<boolean> {
+  const stored = Object.hasOwn(users, user) ? users[user]?.reveal() : undefined;
+  const key = verifiedKey(user, password, stored ?? '');
+  if (stored !== undefined && verified.has(key)) return true;
+  const plainMatched = plainPasswordMatches(users, user, password);
+  const storedIsHash = stored !== undefined && isBcryptHash(stored);
+  const bcryptMatched = await verifier.compare(password, storedIsHash ? stored : decoyHash(users));
+  const matched = stored !== undefined && (storedIsHash ? bcryptMatched : plainMatched);
+  if (matched) {
+    if (verified.size >= MAX_VERIFIED) verified.clear();
+    verified.add(key);
+  }
+  return matched;
+}
+
 /**
  * Express middleware guarding /metrics, /probe and / with HTTP basic auth
  * (RFC 7617). `users` is read on every request, so a reloaded configuration
  * takes effect at once. No users configured: everything passes.
  */
-export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger) {
+export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, verifier: BcryptVerifier = sharedBcryptWorker()) {
+  let shed = 0;
+  let lastShedLog = 0;
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const configured = users();
     if (!configured) return next();
+    // No or malformed credentials are checked like wrong ones: the same work, the same answer.
     const credentials = parseBasicAuth(req.headers.authorization);
-    if (credentials && (await credentialsMatch(configured, credentials.user, credentials.password))) return next();
+    let matched: boolean;
+    try {
+      matched = await credentialsMatch(configured, credentials?.user ?? '', credentials?.password ?? '', verifier);
+    } catch (error) {
+      if (!(error instanceof VerifierBusyError)) throw error;
+      // Shed whoever asks (it tells nothing about the credentials): a flood of bad logins gets answers
+      // at once rather than a queue of bcrypt comparisons that outlasts every scrape timeout.
+      shed += 1;
+      if (Date.now() - lastShedLog >= SHED_LOG_INTERVAL_MS) {
+        lastShedLog = Date.now();
+        logger.warn({ path: req.path, pending: error.pending, shed }, 'too many password verifications pending; requests shed');
+        shed = 0;
+      }
+      res.status(503).set('Retry-After', '1').type('text/plain').send('Too many authentication attempts\n');
+      return;
+    }
+    if (matched) return next();
     // The user name helps to find a misconfigured scraper; the password is never logged.
     logger.debug({ path: req.path, user: credentials?.user, remote: req.socket.remoteAddress }, 'unauthorized request');
     res

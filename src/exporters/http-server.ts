@@ -1,26 +1,14 @@
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { readFileSync } from 'node:fs';
 import type { Express } from 'express';
 import type { ExporterConfig } from '../config/load';
+import { readTlsPair } from '../config/tls-pair';
 
 type WebSettings = ExporterConfig['web'];
 
-/** The certificate and key of web.tls; a file that cannot be read is reported by its setting's name. */
-export function readTlsFiles(tls: NonNullable<WebSettings['tls']>): { cert: Buffer; key: Buffer } {
-  const read = (file: string, setting: string): Buffer => {
-    try {
-      return readFileSync(file);
-    } catch (error) {
-      throw new Error(`web.tls.${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`, { cause: error });
-    }
-  };
-  return { cert: read(tls.certFile, 'certFile'), key: read(tls.keyFile, 'keyFile') };
-}
-
 /** Listens on the configured address and port, over TLS when web.tls is set. */
 export async function listen(app: Express, web: WebSettings): Promise<Server> {
-  const server: Server = web.tls ? createHttpsServer(readTlsFiles(web.tls), app) : createHttpServer(app);
+  const server: Server = web.tls ? createHttpsServer(readTlsPair(web.tls), app) : createHttpServer(app);
   // Slow or idle clients must not pin sockets forever.
   server.requestTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
@@ -41,7 +29,7 @@ export async function listen(app: Express, web: WebSettings): Promise<Server> {
  */
 export function reloadTls(server: Server, tls: NonNullable<WebSettings['tls']>): void {
   if (!('setSecureContext' in server)) throw new Error('web.tls: the server was started without TLS; restart to serve HTTPS');
-  (server as HttpsServer).setSecureContext(readTlsFiles(tls));
+  (server as HttpsServer).setSecureContext(readTlsPair(tls));
 }
 
 export function closeServer(server: Server): Promise<void> {

@@ -15,7 +15,25 @@ const PROCESS_METRICS_MAX_AGE_MS = 1000;
 
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-function declare<T extends 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | 'dataprotect_exporter_build_info' | 'dataprotect_otlp_dropped_total'>(name: T) {
+type SelfMetricName =
+  | 'dataprotect_api_requests_total'
+  | 'dataprotect_api_request_duration_seconds'
+  | 'dataprotect_exporter_build_info'
+  | 'dataprotect_exporter_first_round_complete'
+  | 'dataprotect_config_last_reload_successful'
+  | 'dataprotect_config_last_reload_success_timestamp_seconds'
+  | 'dataprotect_otlp_dropped_total';
+
+/** Series of the exporter as a whole: served on /metrics, not on a target's /probe. */
+const EXPORTER_WIDE = new Set<string>([
+  'dataprotect_exporter_build_info',
+  'dataprotect_exporter_first_round_complete',
+  'dataprotect_config_last_reload_successful',
+  'dataprotect_config_last_reload_success_timestamp_seconds',
+  'dataprotect_otlp_dropped_total',
+]);
+
+function declare(name: SelfMetricName) {
   const family = metricFamily(name);
   return { name: family.name, help: family.help, labelNames: [...family.labels] };
 }
@@ -31,8 +49,12 @@ export class SelfMetrics implements RequestObserver {
   });
   private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
   private readonly otlpDropped = new Counter({ ...declare('dataprotect_otlp_dropped_total'), registers: [this.registry] });
+  private readonly firstRoundComplete = new Gauge({ ...declare('dataprotect_exporter_first_round_complete'), registers: [this.registry] });
+  private readonly reloadSuccessful = new Gauge({ ...declare('dataprotect_config_last_reload_successful'), registers: [this.registry] });
+  private readonly reloadSuccessTime = new Gauge({ ...declare('dataprotect_config_last_reload_success_timestamp_seconds'), registers: [this.registry] });
 
   private changeCounter = 0;
+  private firstRoundCompleteValue: boolean | undefined;
   private processCache: { at: number; text: Promise<string> } | undefined;
 
   /** increases whenever the API series change: a renderer may reuse their text until then */
@@ -57,13 +79,31 @@ export class SelfMetrics implements RequestObserver {
     this.otlpDropped.inc({ signal }, count);
   }
 
-  /** Text of the self-metric families, by family name; with `target`, only that target's API series (and no build info). */
+  /** Whether every collector has finished a first run (the runtime's firstRoundComplete). */
+  recordFirstRound(complete: boolean): void {
+    if (this.firstRoundCompleteValue === complete) return;
+    this.firstRoundCompleteValue = complete;
+    this.changeCounter++;
+    this.firstRoundComplete.set(complete ? 1 : 0);
+  }
+
+  /**
+   * The outcome of a configuration load, as Prometheus and Alertmanager
+   * publish theirs: a rejected reload leaves the old configuration running,
+   * which only these series make visible to monitoring.
+   */
+  recordConfigLoad(applied: boolean, at: Date): void {
+    this.changeCounter++;
+    this.reloadSuccessful.set(applied ? 1 : 0);
+    if (applied) this.reloadSuccessTime.set(at.getTime() / 1000);
+  }
+
+  /** Text of the self-metric families, by family name; with `target`, only that target's API series (nothing exporter-wide). */
   async familiesText(target?: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.otlpDropped]) {
+    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.reloadSuccessful, this.reloadSuccessTime]) {
       const data = await metric.get();
-      // The exporter's own series belong to no target's /probe page.
-      if (target !== undefined && (data.name === 'dataprotect_exporter_build_info' || data.name === 'dataprotect_otlp_dropped_total')) continue;
+      if (target !== undefined && EXPORTER_WIDE.has(data.name)) continue;
       let text = '';
       for (const value of data.values) {
         if (target !== undefined && value.labels.target !== target) continue;

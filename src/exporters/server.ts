@@ -9,6 +9,8 @@ export interface HttpAppDeps {
   renderer: MetricsRenderer;
   store: () => SnapshotStore;
   targetNames: () => string[];
+  /** for a configured target another replica collects, the shard that does */
+  collectedElsewhere?: (target: string) => { shard: number; ownShard: number } | undefined;
   isReady: () => boolean;
   logger: Logger;
   /** guards /metrics, /probe and / (basic auth); health endpoints stay open for probes */
@@ -27,7 +29,7 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   app.get('/readyz', (_req, res) => {
     if (deps.isReady()) res.type('text/plain').send('ready\n');
-    else res.status(503).type('text/plain').send('waiting for the first collection of every target\n');
+    else res.status(503).type('text/plain').send('not listening yet\n');
   });
 
   app.get('/metrics', protect, async (req, res) => {
@@ -46,13 +48,21 @@ export function createHttpApp(deps: HttpAppDeps): Express {
       res.uncork();
       res.end();
     } catch (error) {
-      deps.logger.error({ err: (error as Error).message }, 'rendering /metrics failed');
+      deps.logger.error({ err: error }, 'rendering /metrics failed');
       res.status(500).type('text/plain').send('rendering failed\n');
     }
   });
 
   app.get('/probe', protect, async (req, res) => {
     const target = typeof req.query.target === 'string' ? req.query.target : undefined;
+    const elsewhere = target && !deps.targetNames().includes(target) ? deps.collectedElsewhere?.(target) : undefined;
+    if (target && elsewhere) {
+      res
+        .status(400)
+        .type('text/plain')
+        .send(`target "${target}" is collected by shard ${elsewhere.shard}, not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`);
+      return;
+    }
     if (!target || !deps.targetNames().includes(target)) {
       res.status(400).type('text/plain').send(target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n');
       return;

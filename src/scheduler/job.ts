@@ -191,8 +191,8 @@ export class CollectorJob {
         span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
         span.setAttributes({ 'dataprotect.result': 'failure', 'dataprotect.error': err.message });
         // A failure the collector logged itself (a missing role, at most hourly) is not repeated every run.
-        if (alreadyReported(err)) logger.debug({ err: { type: err.name, message: err.message }, durationSeconds }, 'collection failed');
-        else logger.warn({ err: { type: err.name, message: err.message }, durationSeconds }, 'collection failed');
+        if (alreadyReported(err)) logger.debug({ err, durationSeconds }, 'collection failed');
+        else logger.warn({ err, durationSeconds }, 'collection failed');
         return 'failure';
       } finally {
         clearTimeout(timer);

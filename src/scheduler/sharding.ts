@@ -1,11 +1,32 @@
 import { fnv1a } from '../util/fnv1a';
 
 /**
- * Which replica collects a target: FNV-1a hash of the target name modulo the
- * number of shards. Stable across restarts and independent of target order.
+ * Which replica collects each target: rendezvous hashing with balanced
+ * loads. Every target ranks the replicas by FNV-1a of (target, replica) and
+ * goes to the best-ranked one that still has room, the targets taken in name
+ * order; a replica has room for floor(n/shards) targets, and the first
+ * n mod shards replicas to fill up for one more. So the loads differ by one
+ * at most (no replica idles while another has two), the assignment is the
+ * same on every replica and independent of the order of the file, and a
+ * target added or removed moves few others (the preferences stay).
  */
-export function shardOf(targetName: string, shards: number): number {
-  return fnv1a(targetName) % shards;
+export function assignShards(targetNames: readonly string[], shards: number): Map<string, number> {
+  const names = [...new Set(targetNames)].sort();
+  const base = Math.floor(names.length / shards);
+  let extraSlots = names.length % shards;
+  const loads = new Array<number>(shards).fill(0);
+  const owner = new Map<string, number>();
+  for (const name of names) {
+    const ranked = Array.from({ length: shards }, (_, shard) => ({ shard, weight: fnv1a(`${name}\u0000${shard}`) }));
+    ranked.sort((a, b) => b.weight - a.weight || a.shard - b.shard);
+    const chosen = ranked.find(({ shard }) => (loads[shard] as number) < base || ((loads[shard] as number) === base && extraSlots > 0));
+    // There is always room: the slots add up to the number of targets.
+    const shard = chosen!.shard;
+    if (loads[shard] === base) extraSlots -= 1;
+    loads[shard] = (loads[shard] as number) + 1;
+    owner.set(name, shard);
+  }
+  return owner;
 }
 
 /** The shard index from config: a number, or a name ending in an ordinal (a StatefulSet pod name such as exporter-2). */

@@ -6,7 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { DEFAULT_PASSWORD, startSimulator } from './index';
+import { DEFAULT_PASSWORD, startSimulator, type RunningSimulator } from './index';
 import { DEFAULT_ESTATE_SIZE } from './types';
 import type { EstateSize, SimulatorOptions } from './types';
 
@@ -31,7 +31,7 @@ const PORT_FLAGS = {
   'storage-appliance-port': 'storageAppliance',
 } as const;
 
-function usage(): string {
+export function usage(): string {
   const sizes = Object.entries(SIZE_FLAGS)
     .map(([flag, key]) => `  --${flag} <n>   (default ${DEFAULT_ESTATE_SIZE[key]})`)
     .join('\n');
@@ -46,6 +46,7 @@ function usage(): string {
   --user-role-username <name> management account with the User role, same password (default monitor)
   --lenient-rest             management service accepts undocumented query parameters (default: 400)
   --management-type-names <seed|product>  asset type names (product: VMWARE_VIRTUAL_MACHINE; default seed)
+  --help                     this text
 ${Object.keys(PORT_FLAGS)
   .map((f) => `  --${f} <port>`)
   .join('\n')}
@@ -109,6 +110,24 @@ export function parseCli(argv: string[]): { options: SimulatorOptions; speed: nu
   return { options, speed, caOut: str('ca-out'), help: Boolean(values.help) };
 }
 
+/**
+ * What the simulator prints once started: each server's base URL exactly as
+ * a target's `url:` takes it (the clients add /api/v2, /api/v1, /rest/v1.0).
+ */
+export function startupLines(sim: Pick<RunningSimulator, 'urls' | 'username' | 'password' | 'caCertPem' | 'clock'>, seed: number, speed: number, caOut?: string): string[] {
+  return [
+    `simulator started (seed ${seed}, clock ${sim.clock.now().toISOString()}, speed x${speed}); paste each URL into a target's url:`,
+    `  kind: management   url: ${sim.urls.management}`,
+    `  kind: replication  url: ${sim.urls.replication}`,
+    `  kind: storage      url: ${sim.urls.storageCenter}   (a management center)`,
+    `  kind: storage      url: ${sim.urls.storageAppliance}   (an appliance)`,
+    // The password is only echoed when it is the documented default: never print a chosen secret.
+    `  username ${sim.username}, password ${sim.password === DEFAULT_PASSWORD ? `${DEFAULT_PASSWORD} (default)` : '(as given)'}`,
+    ...(sim.caCertPem ? [caOut ? `  CA certificate written to ${caOut}` : '  HTTPS with a self-signed certificate (use --ca-out <file> to trust it)'] : []),
+    'Ctrl-C to stop',
+  ];
+}
+
 async function main(): Promise<void> {
   let parsed: ReturnType<typeof parseCli>;
   try {
@@ -135,15 +154,7 @@ async function main(): Promise<void> {
         }, 1000)
       : undefined;
 
-  console.log(`simulator started (seed ${parsed.options.seed ?? 1}, clock ${sim.clock.now().toISOString()}, speed x${parsed.speed})`);
-  console.log(`  management        ${sim.urls.management}/api/v2`);
-  console.log(`  replication       ${sim.urls.replication}/api/v1`);
-  console.log(`  storage center    ${sim.urls.storageCenter}/rest/v1.0`);
-  console.log(`  storage appliance ${sim.urls.storageAppliance}/rest/v1.0`);
-  // The password is only echoed when it is the documented default: never print a chosen secret.
-  console.log(`  username ${sim.username}, password ${sim.password === DEFAULT_PASSWORD ? `${DEFAULT_PASSWORD} (default)` : '(as given)'}`);
-  if (sim.caCertPem) console.log(parsed.caOut ? `  CA certificate written to ${parsed.caOut}` : '  HTTPS with a self-signed certificate (use --ca-out <file> to trust it)');
-  console.log('Ctrl-C to stop');
+  for (const line of startupLines(sim, parsed.options.seed ?? 1, parsed.speed, parsed.caOut)) console.log(line);
 
   let stopping = false;
   const stop = () => {

@@ -20,6 +20,40 @@ export const REDACTED_PATHS = [
   'refresh_token',
 ];
 
+/** A logged error: its class, its message, and the code and cause that say more. */
+export interface LoggedError {
+  type: string;
+  message: string;
+  code?: string;
+  cause?: string;
+}
+
+/**
+ * The `err` field of every line, whatever was passed: an Error gives its
+ * class (ApiError, TypeError, ...) rather than pino's "Object" for an object
+ * it does not recognise, a string its text. No stack: a failing collector
+ * logs every few minutes, and its class and message say what happened.
+ */
+export function serializeError(value: unknown): LoggedError {
+  if (value instanceof Error) {
+    const code = (value as { code?: unknown }).code;
+    const cause = value.cause instanceof Error ? `${value.cause.name}: ${value.cause.message}` : undefined;
+    return {
+      type: value.name && value.name !== 'Error' ? value.name : value.constructor.name,
+      message: value.message || '(no message)',
+      ...(typeof code === 'string' ? { code } : {}),
+      ...(cause ? { cause } : {}),
+    };
+  }
+  if (typeof value === 'string') return { type: 'Error', message: value };
+  if (value && typeof value === 'object') {
+    const { type, name, message } = value as { type?: unknown; name?: unknown; message?: unknown };
+    const label = typeof type === 'string' ? type : typeof name === 'string' ? name : 'Error';
+    return { type: label, message: typeof message === 'string' && message ? message : JSON.stringify(value) };
+  }
+  return { type: typeof value, message: String(value) };
+}
+
 /** `destination`: a file descriptor (1 stdout, 2 stderr) or a stream (tests). */
 export function createLogger(level: LevelWithSilent = 'info', destination: number | pino.DestinationStream = 1): Logger {
   return pino(
@@ -29,6 +63,7 @@ export function createLogger(level: LevelWithSilent = 'info', destination: numbe
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+      serializers: { err: serializeError },
       mixin() {
         const context = trace.getActiveSpan()?.spanContext();
         return context ? { trace_id: context.traceId, span_id: context.spanId } : {};

@@ -8,7 +8,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { promtoolCheckMetrics } from '../support/promtool';
-import { spawnCli } from '../support/cli-process';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { spawnCli, writeConfig } from '../support/cli-process';
+import { generateSelfSignedCert } from '../../src/simulator/core/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'dp-cli-'));
 
@@ -98,11 +101,11 @@ describe('dataprotect-exporter --check-config and --help', () => {
     expect(stdout).toContain('configuration is valid (1 targets)');
   });
 
-  it('prints every mistake of a bad file, one per line with its field path, and exits non-zero', async () => {
+  it('prints every mistake of a bad file, one per line with its field path, and exits 2', async () => {
     const file = join(dir, 'bad.yaml');
     writeFileSync(file, 'web:\n  port: -1\ntargets:\n  - name: x\n    kind: tape\n    url: nope\n    username: u\n');
     const { code, stderr } = await runCli(['--config', file, '--check-config']);
-    expect(code).toBe(1);
+    expect(code).toBe(2);
     const lines = stderr.trim().split('\n');
     expect(lines[0]).toBe(`${file}: invalid configuration`);
     expect(lines.slice(1).sort()).toEqual(
@@ -115,9 +118,58 @@ describe('dataprotect-exporter --check-config and --help', () => {
     );
   });
 
+  it('refuses a TLS certificate or key that cannot serve, naming the setting and the file', async () => {
+    const first = await generateSelfSignedCert();
+    const other = await generateSelfSignedCert();
+    const write = (name: string, content: string): string => {
+      const file = join(dir, name);
+      writeFileSync(file, content);
+      return file;
+    };
+    const cert = write('tls.crt', first.cert);
+    const key = write('tls.key', first.key);
+    const garbage = write('garbage.pem', 'not a PEM file\n');
+    const otherKey = write('other.key', other.key);
+    const check = async (tls: { certFile: string; keyFile: string }) => {
+      const file = join(dir, 'tls.yaml');
+      writeFileSync(file, JSON.stringify({ web: { tls }, targets: [{ name: 'b', kind: 'management', url: 'http://127.0.0.1:1', username: 'u', password: 'p' }] }));
+      const { code, stdout, stderr } = await runCli(['--config', file, '--check-config']);
+      return { code, out: (stdout + stderr).trim().split('\n').at(-1) };
+    };
+    expect(await check({ certFile: cert, keyFile: key })).toEqual({ code: 0, out: expect.stringContaining('configuration is valid') });
+    expect(await check({ certFile: garbage, keyFile: key })).toEqual({ code: 2, out: expect.stringMatching(`^web\\.tls\\.certFile: ${garbage} holds no usable PEM certificate`) });
+    expect(await check({ certFile: cert, keyFile: garbage })).toEqual({ code: 2, out: expect.stringMatching(`^web\\.tls\\.keyFile: ${garbage} holds no usable unencrypted PEM private key`) });
+    expect(await check({ certFile: cert, keyFile: otherKey })).toEqual({
+      code: 2,
+      out: `web.tls.keyFile: the key in ${otherKey} does not belong to the certificate in ${cert}`,
+    });
+  });
+
+  it('reports a fatal start-up error as a JSON log line naming its class, and exits 2', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const file = join(dir, 'port-taken.yaml');
+      writeConfig(file, [{ name: 'b', kind: 'management', url: 'http://127.0.0.1:1', username: 'u', password: 'p' }], {
+        web: { listenAddress: '127.0.0.1', port: (taken.address() as AddressInfo).port },
+      });
+      const cli = spawnCli(['--config', file]);
+      expect(await cli.exited).toBe(2);
+      const fatal = cli.logs.find((line) => line.level === 'fatal');
+      expect(fatal).toMatchObject({ msg: 'fatal error', service: 'dataprotect-exporter', err: { type: 'Error', code: 'EADDRINUSE' } });
+      expect(cli.stdout() + cli.stderr()).not.toMatch(/^fatal: /m);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
+
   it('documents its flags', async () => {
     const { code, stdout } = await runCli(['--help']);
     expect(code).toBe(0);
     for (const flag of ['--config', '--check-config', '--once', '--output', '--help']) expect(stdout).toContain(flag);
+    // the exit codes a systemd unit or a script tells apart
+    expect(stdout).toMatch(/^\s+0\s+every collector succeeded/m);
+    expect(stdout).toMatch(/^\s+1\s+a collector failed; the metrics were still written/m);
+    expect(stdout).toMatch(/^\s+2\s+nothing was written/m);
   });
 });

@@ -193,7 +193,7 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
     });
     const { exporter, prometheus } = stack;
     await prometheus.waitFor(
-      async () => (exporter.runtime.isReady() && (await prometheus.query(`up{job="${SCRAPE_JOB}"} == 1`)).length > 0 ? true : undefined),
+      async () => (exporter.runtime.firstRoundComplete() && (await prometheus.query(`up{job="${SCRAPE_JOB}"} == 1`)).length > 0 ? true : undefined),
       Math.max(1_000, DEADLINE - Date.now() - 50_000),
       "the exporter's first collections, scraped",
     );

@@ -32,6 +32,7 @@ export const IDENTIFYING_LABELS: Readonly<Record<string, readonly string[]>> = {
   DataProtectCollectorDataStale: ['target', 'collector'],
   DataProtectExporterDown: ['instance'],
   DataProtectExporterAbsent: [],
+  DataProtectConfigReloadFailed: ['instance'],
 };
 
 /**

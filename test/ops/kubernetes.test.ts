@@ -15,6 +15,9 @@ import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
 import { defineCollector } from '../../src/collectors/types';
 import { ExporterRuntime } from '../../src/runtime';
+import { Exporter } from '../../src/exporter';
+import { assignShards } from '../../src/scheduler/sharding';
+import pino from 'pino';
 import { DEFAULT_CONFIG_PATH } from '../../src/tracing';
 import { PROMETHEUS_RULE_FILE, prometheusRuleYaml, ruleFiles, ruleGroups } from '../../deploy/scripts/prometheusrule';
 import { silentLogger } from '../support/collect';
@@ -70,7 +73,7 @@ describe('Kubernetes manifests', () => {
       expect(manifest.metadata.name).toMatch(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/);
     }
     expect(manifests.map(({ manifest }) => manifest.kind).sort()).toEqual(
-      ['ConfigMap', 'Deployment', 'PrometheusRule', 'Secret', 'Service', 'ServiceMonitor', 'StatefulSet'],
+      ['ConfigMap', 'Deployment', 'PrometheusRule', 'Secret', 'Service', 'Service', 'ServiceMonitor', 'StatefulSet'],
     );
     // The checker itself rejects a broken manifest.
     const broken = structuredClone(only('Deployment'));
@@ -144,7 +147,7 @@ describe('Kubernetes manifests', () => {
       if (kind === 'StatefulSet') {
         expect(env('DATAPROTECT_SHARD_INDEX')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
         expect(workload.spec.replicas).toBeGreaterThan(1);
-        expect(workload.spec.serviceName).toBe(only('Service').metadata.name);
+        expect(workload.spec.serviceName).toBe(only('Service', 'sharded').metadata.name);
       } else {
         expect(workload.spec.replicas).toBe(1);
         expect(env('DATAPROTECT_SHARD_INDEX')?.value).toBe('0');
@@ -174,8 +177,26 @@ describe('Kubernetes manifests', () => {
     }
   });
 
+  it('the Deployment never runs two pods at once: Recreate, one replica', () => {
+    expect(only('Deployment').spec.strategy).toEqual({ type: 'Recreate' });
+    expect(only('Deployment').spec.replicas).toBe(1);
+  });
+
+  it("the StatefulSet's serviceName is a headless Service of its pods that the ServiceMonitor does not scrape", () => {
+    const statefulSet = only('StatefulSet');
+    const governing = manifests.filter(({ manifest }) => manifest.kind === 'Service' && manifest.metadata.name === statefulSet.spec.serviceName);
+    expect(governing).toHaveLength(1);
+    const headless = governing[0]!.manifest;
+    expect(headless.spec.clusterIP).toBe('None');
+    for (const [key, value] of Object.entries(headless.spec.selector)) expect(statefulSet.spec.template.metadata.labels[key]).toBe(value);
+    const [sharded] = documents(join(DEPLOY, 'sharded', 'kustomization.yaml'));
+    expect(sharded!.resources).toContain(relative(join(DEPLOY, 'sharded'), governing[0]!.file));
+    const monitored = Object.entries(only('ServiceMonitor').spec.selector.matchLabels).every(([key, value]) => headless.metadata.labels?.[key] === value);
+    expect(monitored).toBe(false); // the pods are scraped once, through the ClusterIP Service
+  });
+
   it('the Service selects the pods and the ServiceMonitor scrapes /metrics through it', () => {
-    const service = only('Service');
+    const service = only('Service', 'base');
     const monitor = only('ServiceMonitor');
     const podLabels = only('Deployment').spec.template.metadata.labels;
     expect(only('StatefulSet').spec.template.metadata.labels).toEqual(podLabels);
@@ -275,9 +296,55 @@ describe('sharding', () => {
     expect(await shard(0, 1)).toEqual([...names].sort());
   });
 
-  it('three replicas also partition the targets', async () => {
+  it('three replicas also partition the targets, two each', async () => {
     const parts = [await shard(0, 3), await shard(1, 3), await shard(2, 3)];
     expect(parts.flat().sort()).toEqual([...names].sort());
     expect(new Set(parts.flat()).size).toBe(names.length);
+    expect(parts.map((part) => part.length)).toEqual([2, 2, 2]);
+  });
+
+  it('spreads any number of targets evenly: no replica idles while another has two', () => {
+    const pool = Array.from({ length: 12 }, (_, i) => `target-${String.fromCharCode(97 + i)}`);
+    for (let shards = 2; shards <= 5; shards++) {
+      for (let count = 1; count <= pool.length; count++) {
+        const targets = pool.slice(0, count);
+        const owners = assignShards(targets, shards);
+        const loads = Array.from({ length: shards }, (_, shard) => targets.filter((name) => owners.get(name) === shard).length);
+        expect({ shards, count, spread: Math.max(...loads) - Math.min(...loads) <= 1 }).toEqual({ shards, count, spread: true });
+        // the same on every replica, whatever the order of the file
+        expect(assignShards([...targets].reverse(), shards)).toEqual(owners);
+      }
+    }
+    // Adding a target moves few others: the preferences of the rest stay.
+    const before = assignShards(pool.slice(0, 11), 3);
+    const after = assignShards(pool, 3);
+    const moved = pool.slice(0, 11).filter((name) => before.get(name) !== after.get(name));
+    expect(moved.length).toBeLessThanOrEqual(3);
+  });
+
+  it("logs the targets it owns at start, and /probe for another replica's target names that replica", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const config = parseConfig({
+      web: { listenAddress: '127.0.0.1', port: 0 },
+      sharding: { shards: 2, index: 'dataprotect-exporter-0' },
+      targets: names.map((name) => ({ name, kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' })),
+    });
+    const exporter = new Exporter(config, logger, { collectorsFor: () => [recorder], processMetrics: false });
+    await exporter.start();
+    try {
+      const owners = assignShards(names, 2);
+      const mine = names.filter((name) => owners.get(name) === 0).sort();
+      const theirs = names.find((name) => owners.get(name) === 1)!;
+      const owned = lines.find((line) => line.msg === 'targets this replica collects');
+      expect(owned).toMatchObject({ shard: 0, shards: 2 });
+      expect([...(owned!.targets as string[])].sort()).toEqual(mine);
+      const probe = await fetch(`${exporter.address()}/probe?target=${theirs}`);
+      expect(probe.status).toBe(400);
+      expect(await probe.text()).toBe(`target "${theirs}" is collected by shard 1, not by this replica (shard 0): probe that replica\n`);
+      expect(await (await fetch(`${exporter.address()}/probe?target=nope`)).text()).toBe('unknown target "nope"\n');
+    } finally {
+      await exporter.stop();
+    }
   });
 });

@@ -29,6 +29,13 @@ afterAll(async () => {
 
 const replication = (name: string) => ({ name, kind: 'replication', url: sim.urls.replication, username: sim.username, password: '${SIM_PASSWORD}' });
 
+/** dataprotect_config_last_reload_successful and its timestamp, as /metrics shows them. */
+async function reloadSeries(address: string): Promise<{ successful: number; at: number }> {
+  const text = await (await fetch(`${address}/metrics`)).text();
+  const value = (name: string): number => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+  return { successful: value('dataprotect_config_last_reload_successful'), at: value('dataprotect_config_last_reload_success_timestamp_seconds') };
+}
+
 /** The set of targets /metrics shows dataprotect_up for. */
 async function targetsUp(address: string): Promise<string[]> {
   const response = await fetch(`${address}/metrics`);
@@ -54,7 +61,7 @@ describe('configuration reload of the running exporter', () => {
       renameSync(join(volume, '..data_tmp'), join(volume, '..data')); // the atomic swap kubelet does
       if (generation > 1) rmSync(join(volume, `..v${generation - 1}`), { recursive: true });
     };
-    const document = (targets: object[]) => stringify({ web: { listenAddress: '127.0.0.1', port: 0 }, targets });
+    const document = (targets: object[], logLevel = 'info') => stringify({ web: { listenAddress: '127.0.0.1', port: 0 }, logLevel, targets });
     publish(document([replication('alpha'), replication('beta')]));
     symlinkSync(join('..data', 'config.yaml'), join(volume, 'config.yaml'));
     const file = join(volume, 'config.yaml');
@@ -63,6 +70,9 @@ describe('configuration reload of the running exporter', () => {
     try {
       const address = String((await cli.waitForLog((line) => line.msg === 'listening')).address);
       expect(await eventually(async () => (await targetsUp(address)).length === 2 && targetsUp(address), 20_000, 'first collection')).toEqual(['alpha', 'beta']);
+      const atStart = await reloadSeries(address);
+      expect(atStart.successful).toBe(1);
+      expect(atStart.at).toBeGreaterThan(0);
 
       // 1. ConfigMap update: beta removed, gamma added; alpha keeps running untouched.
       publish(document([replication('alpha'), replication('gamma')]));
@@ -70,6 +80,9 @@ describe('configuration reload of the running exporter', () => {
       expect(change).toMatchObject({ added: ['gamma'], removed: ['beta'], restarted: [] });
       expect(await eventually(async () => (await targetsUp(address)).includes('gamma') && targetsUp(address), 20_000, 'gamma collected')).toEqual(['alpha', 'gamma']);
       expect(await (await fetch(`${address}/metrics`)).text()).not.toContain('target="beta"');
+      const afterUpdate = await reloadSeries(address);
+      expect(afterUpdate.successful).toBe(1);
+      expect(afterUpdate.at).toBeGreaterThanOrEqual(atStart.at);
 
       // 2. A broken file: rejected with the problem, the exporter keeps serving the last good configuration.
       publish(document([replication('alpha'), { ...replication('delta'), url: 'not a url' }]));
@@ -78,6 +91,8 @@ describe('configuration reload of the running exporter', () => {
       expect(rejected.problems).toEqual(['targets[1].url: must be an http:// or https:// URL']);
       expect(await targetsUp(address)).toEqual(['alpha', 'gamma']);
       expect((await fetch(`${address}/probe?target=delta`)).status).toBe(400);
+      // Visible to monitoring: the last load failed, the last success is still the update's.
+      expect(await reloadSeries(address)).toEqual({ successful: 0, at: afterUpdate.at });
 
       // 3. SIGHUP re-reads the file even though it did not change: rejected again.
       cli.child.kill('SIGHUP');
@@ -85,11 +100,14 @@ describe('configuration reload of the running exporter', () => {
       expect(await targetsUp(address)).toEqual(['alpha', 'gamma']);
 
       // 4. An editor saves by writing a new file and renaming it over the old one (here over the symlink).
-      writeFileSync(join(volume, '.config.yaml.swp'), document([replication('gamma')]));
+      //    It also changes logLevel, which waits for a restart: the reload says so.
+      writeFileSync(join(volume, '.config.yaml.swp'), document([replication('gamma')], 'debug'));
       renameSync(join(volume, '.config.yaml.swp'), file);
       const edit = await reloaded('file change', 2)(cli);
       expect(edit).toMatchObject({ added: [], removed: ['alpha'], restarted: [] });
       expect(await targetsUp(address)).toEqual(['gamma']);
+      expect(cli.logs.filter((line) => line.msg === 'changed settings take effect at the next restart').map((line) => line.settings)).toEqual([['logLevel']]);
+      expect((await reloadSeries(address)).successful).toBe(1);
 
       // Secrets never reach the logs.
       expect(cli.stdout()).not.toContain(sim.password);

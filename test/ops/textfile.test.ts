@@ -1,7 +1,8 @@
 /**
  * Textfile mode: `--once --output FILE` collects every target once, writes the
  * exposition atomically for node_exporter's textfile collector and exits 0 when
- * every collector succeeded, 1 otherwise (the file is written either way).
+ * every collector succeeded, 1 when one failed (the file is written either way)
+ * and 2 when nothing was written (invalid configuration, output not writable).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,7 +59,31 @@ describe('--once --output FILE', () => {
     expect(text).toContain('dataprotect_up{target="repl",kind="replication"} 1');
     expect(text).toContain('dataprotect_up{target="gone",kind="replication"} 0');
     expect(text).toMatch(/dataprotect_collector_success\{target="gone",collector="[a-z-]+"\} 0/);
-    expect(cli.logs.some((line) => line.msg === 'collection failed' && line.target === 'gone')).toBe(true);
+    const failed = cli.logs.find((line) => line.msg === 'collection failed' && line.target === 'gone');
+    // its class and a message, not {"type":"Object","stack":""}
+    expect(failed?.err).toEqual(expect.objectContaining({ type: 'ApiError', message: expect.stringMatching(/\S/) }));
+  });
+
+  it('exits 2, naming the file, when the output cannot be written, and leaves nothing behind', async () => {
+    const config = join(dir, 'unwritable.yaml');
+    writeConfig(config, [target('repl', 'replication', sim.urls.replication)]);
+    const output = join(dir, 'no-such-directory', 'x.prom');
+    const cli = spawnCli(['--config', config, '--once', '--output', output], { SIM_PASSWORD: sim.password });
+    expect(await cli.exited).toBe(2);
+    const failure = cli.logs.find((line) => line.msg === 'textfile not written');
+    expect(failure).toMatchObject({ level: 'error', file: output });
+    expect(String((failure!.err as { message: string }).message)).toContain('ENOENT');
+    expect(readdirSync(dir).filter((name) => name.includes('.tmp'))).toEqual([]);
+  });
+
+  it('exits 2 and writes nothing when the configuration is invalid', async () => {
+    const config = join(dir, 'invalid.yaml');
+    const output = join(dir, 'invalid.prom');
+    writeFileSync(config, 'targets:\n  - name: x\n    kind: tape\n');
+    const cli = spawnCli(['--config', config, '--once', '--output', output]);
+    expect(await cli.exited).toBe(2);
+    expect(cli.stderr()).toContain(`${config}: invalid configuration`);
+    expect(readdirSync(dir)).not.toContain('invalid.prom');
   });
 
   it('prints to stdout without --output, and refuses --output without --once', async () => {

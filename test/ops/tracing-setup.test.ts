@@ -10,7 +10,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { configFileFromArgs, planTracing, readTracingSettings } from '../../src/tracing';
+import { configFileFromArgs, planTracing, readTracingSettings, ReportingSpanExporter } from '../../src/tracing';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { eventually, spawnCli, writeConfig } from '../support/cli-process';
 
@@ -29,6 +29,9 @@ describe('planTracing', () => {
     expect(planTracing({}, {})).toBeUndefined();
     expect(planTracing({ enabled: false }, {})).toBeUndefined();
     expect(planTracing({ enabled: false, endpoint: 'http://collector:4318/v1/traces' }, {})).toBeUndefined();
+    // The file wins over the environment: enabled: false is off whatever OTEL_* says.
+    expect(planTracing({ enabled: false }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBeUndefined();
+    expect(planTracing({ enabled: false }, { OTEL_TRACES_EXPORTER: 'otlp' })).toBeUndefined();
     expect(planTracing({ enabled: true }, {})).toEqual({ serviceName: 'dataprotect-exporter', reason: 'tracing.enabled in the configuration file' });
     expect(planTracing({}, { OTEL_TRACES_EXPORTER: 'otlp' })?.reason).toBe('OTEL_TRACES_EXPORTER=otlp');
     expect(planTracing({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })?.reason).toBe('OTEL_EXPORTER_OTLP_ENDPOINT');
@@ -51,6 +54,37 @@ describe('planTracing', () => {
     expect(plan?.endpoint).toBeUndefined();
     expect(plan?.serviceName).toBeUndefined();
     expect(planTracing({ enabled: true }, { OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment=prod,service.name=x' })?.serviceName).toBeUndefined();
+  });
+});
+
+describe('ReportingSpanExporter', () => {
+  it('reports failed exports: the first at once, then one line a minute with what was lost meanwhile', () => {
+    let now = 0;
+    const lines: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const results = [1, 1, 0, 1, 1];
+    const inner = {
+      export: (_spans: unknown[], done: (result: { code: number; error?: Error }) => void) => {
+        const code = results.shift() ?? 0;
+        done(code === 0 ? { code } : { code, error: new Error('connect ECONNREFUSED 127.0.0.1:4318') });
+      },
+      shutdown: () => Promise.resolve(),
+    };
+    const exporter = new ReportingSpanExporter(inner as never, (fields, message) => lines.push({ fields, message }), () => now);
+    const seen: number[] = [];
+    const exportAt = (at: number, spans: number): void => {
+      now = at;
+      exporter.export(Array.from({ length: spans }) as never, (result) => seen.push(result.code));
+    };
+    exportAt(0, 3); // failed: logged at once
+    exportAt(5_000, 2); // failed: counted
+    exportAt(10_000, 4); // exported
+    exportAt(30_000, 1); // failed: counted
+    exportAt(61_000, 5); // failed: a minute later, logged with the three batches since
+    expect(seen).toEqual([1, 1, 0, 1, 1]); // results pass through unchanged
+    expect(lines).toEqual([
+      { fields: { batches: 1, spans: 3, error: 'Error: connect ECONNREFUSED 127.0.0.1:4318' }, message: 'span export failed; traces are lost (at most one line a minute)' },
+      { fields: { batches: 3, spans: 8, error: 'Error: connect ECONNREFUSED 127.0.0.1:4318' }, message: 'span export failed; traces are lost (at most one line a minute)' },
+    ]);
   });
 });
 
@@ -157,6 +191,48 @@ describe('spans of the running exporter reach an OTLP/HTTP receiver', () => {
     expect(children.every((span) => span.traceId === collect!.traceId && /^GET \/api\/v1\//.test(span.name))).toBe(true);
   });
 
+  it('--once: a dead OTLP endpoint (accepts, never answers) holds the exit 5 s at most, and says so', async () => {
+    const sockets = new Set<import('node:net').Socket>();
+    const blackHole = createServer(() => undefined); // reads the request, never answers
+    blackHole.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
+    try {
+      const config = join(dir, 'dead-endpoint.yaml');
+      writeConfig(config, [target()]);
+      const cli = spawnCli(['--config', config, '--once'], {
+        SIM_PASSWORD: sim.password,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}`,
+        // The exporter's own timeout is far beyond this test's: only the 5 s bound can end the run.
+        OTEL_EXPORTER_OTLP_TIMEOUT: '600000',
+      });
+      expect(await cli.exited).toBe(0);
+      expect(cli.stdout()).toContain('dataprotect_up{target="repl",kind="replication"} 1');
+      expect(cli.logs.some((line) => line.msg === 'spans not exported within 5 s; exiting without them')).toBe(true);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => blackHole.close(resolve));
+    }
+  });
+
+  it('--once: an endpoint that refuses the spans is reported in the log', async () => {
+    const refusing = createServer((_req, res) => res.writeHead(400).end('{}'));
+    await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
+    try {
+      const config = join(dir, 'refusing-endpoint.yaml');
+      writeConfig(config, [target()]);
+      const cli = spawnCli(['--config', config, '--once'], {
+        SIM_PASSWORD: sim.password,
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(refusing.address() as AddressInfo).port}`,
+      });
+      expect(await cli.exited).toBe(0);
+      const failure = cli.logs.find((line) => String(line.msg).startsWith('span export failed'));
+      expect(failure).toMatchObject({ level: 'warn', batches: 1 });
+      expect(Number(failure!.spans)).toBeGreaterThanOrEqual(1);
+    } finally {
+      await new Promise((resolve) => refusing.close(resolve));
+    }
+  });
+
   it('daemon: tracing.enabled and endpoint from the file; the last spans are flushed on SIGTERM', async () => {
     const config = join(dir, 'daemon.yaml');
     writeConfig(config, [target()], { tracing: { enabled: true, endpoint: `${endpoint}/v1/traces`, serviceName: 'from-file' } });
@@ -164,7 +240,7 @@ describe('spans of the running exporter reach an OTLP/HTTP receiver', () => {
     const cli = spawnCli(['--config', config], { SIM_PASSWORD: sim.password, OTEL_BSP_SCHEDULE_DELAY: '60000' });
     try {
       const address = String((await cli.waitForLog((line) => line.msg === 'listening')).address);
-      await eventually(async () => (await fetch(`${address}/readyz`)).status === 200, 20_000, 'first collection');
+      await eventually(async () => (await (await fetch(`${address}/metrics`)).text()).includes('\ndataprotect_exporter_first_round_complete 1\n'), 20_000, 'first collection');
       expect(received).toHaveLength(0);
     } finally {
       await cli.stop();

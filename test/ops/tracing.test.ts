@@ -4,7 +4,7 @@
  * the SDK's in-memory exporter; and the log lines of that run carry its ids.
  */
 import { Writable } from 'node:stream';
-import { context, trace, SpanStatusCode } from '@opentelemetry/api';
+import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { parseConfig } from '../../src/config/load';
@@ -71,6 +71,7 @@ describe('traces of a collector run', () => {
     expect(collect).toBeDefined();
     const root = collect as ReadableSpan;
     expect(parentOf(root)).toBeUndefined();
+    expect(root.kind).toBe(SpanKind.INTERNAL);
     expect(root.attributes).toMatchObject({
       'dataprotect.target': 'backup',
       'dataprotect.collector': 'assets',
@@ -87,6 +88,7 @@ describe('traces of a collector run', () => {
     for (const span of requests) {
       expect(span.spanContext().traceId).toBe(traceId);
       expect(parentOf(span)).toBe(root.spanContext().spanId);
+      expect(span.kind).toBe(SpanKind.CLIENT); // a request to another service
       expect(span.attributes['url.template']).toMatch(/^\/api\/v2\/[a-z-]+(\/\{id\}\/[a-z]+)?$/); // templates, never concrete ids
       expect(span.attributes['dataprotect.target']).toBe('backup');
     }

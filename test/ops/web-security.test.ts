@@ -11,7 +11,10 @@ import { Agent, fetch as undiciFetch } from 'undici';
 import { ConfigError, parseConfig, type ExporterConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
 import bcrypt from 'bcryptjs';
-import { credentialsMatch, parseBasicAuth } from '../../src/exporters/auth';
+import express from 'express';
+import type { AddressInfo } from 'node:net';
+import { basicAuthGuard, credentialsMatch, parseBasicAuth } from '../../src/exporters/auth';
+import { BcryptWorker, VerifierBusyError, type BcryptVerifier } from '../../src/exporters/bcrypt-worker';
 import { generateSelfSignedCert } from '../../src/simulator/core/tls';
 import { Secret } from '../../src/util/secret';
 import { silentLogger } from '../support/collect';
@@ -139,6 +142,112 @@ describe('basic auth', () => {
   });
 });
 
+describe('basic auth under a flood of bad logins', () => {
+  /** A verifier that records the cost factor of every hash it is asked to compare against. */
+  function recordingVerifier(): BcryptVerifier & { costs: number[] } {
+    const costs: number[] = [];
+    return {
+      costs,
+      compare: async (password, hash) => {
+        costs.push(Number(hash.slice(4, 6)));
+        return bcrypt.compareSync(password, hash);
+      },
+    };
+  }
+
+  it('never runs bcrypt on the event loop: 200 parallel bad logins over HTTP, /healthz answers meanwhile', async () => {
+    const hash = bcrypt.hashSync('scrape-me', 4);
+    const onTheLoop = ['compare', 'compareSync', 'hash', 'hashSync'].map((name) => jest.spyOn(bcrypt, name as 'compare'));
+    const exporter = new Exporter(config({ basicAuthUsers: { prometheus: hash, agent: 'plain-password' } }), silentLogger, {
+      collectorsFor: () => [collector],
+      processMetrics: false,
+    });
+    await exporter.start();
+    try {
+      const base = exporter.address();
+      let answered = 0;
+      const flood = Array.from({ length: 200 }, (_, i) =>
+        fetch(`${base}/metrics`, { headers: basic(['prometheus', 'agent', `nobody-${i}`][i % 3] as string, `wrong-${i}`) }).then(async (response) => {
+          await response.arrayBuffer();
+          answered += 1;
+          return response.status;
+        }),
+      );
+      const health = await fetch(`${base}/healthz`);
+      expect(health.status).toBe(200);
+      const statuses = await Promise.all(flood);
+      // Refused (401) or, past the verifier's queue, shed (503): never let in, never an error.
+      expect(statuses.filter((status) => status !== 401 && status !== 503)).toEqual([]);
+      expect(statuses).toContain(401);
+      expect(answered).toBe(200);
+      expect((await fetch(`${base}/metrics`, { headers: basic('prometheus', 'scrape-me') })).status).toBe(200);
+      expect((await fetch(`${base}/metrics`, { headers: basic('agent', 'plain-password') })).status).toBe(200);
+      for (const spy of onTheLoop) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of onTheLoop) spy.mockRestore();
+      await exporter.stop();
+    }
+  });
+
+  it('refuses an unknown user, a wrong plain password and a wrong bcrypt password after the same work', async () => {
+    const users = { hashed: new Secret(bcrypt.hashSync('right', 5)), plain: new Secret('right'), file: new Secret('also right') };
+    const refusals: Array<[string, string]> = [
+      ['nobody', 'right'],
+      ['plain', 'wrong'],
+      ['file', 'wrong'],
+      ['hashed', 'wrong'],
+      ['', ''],
+    ];
+    for (const [user, password] of refusals) {
+      const verifier = recordingVerifier();
+      expect(await credentialsMatch(users, user, password, verifier)).toBe(false);
+      // one bcrypt comparison each, at the cost of the configured hash
+      expect({ user, costs: verifier.costs }).toEqual({ user, costs: [5] });
+    }
+    // Without any bcrypt user, refusals still pay one comparison at the default cost.
+    const plainOnly = recordingVerifier();
+    expect(await credentialsMatch({ plain: new Secret('right') }, 'nobody', 'x', plainOnly)).toBe(false);
+    expect(await credentialsMatch({ plain: new Secret('right') }, 'plain', 'x', plainOnly)).toBe(false);
+    expect(plainOnly.costs).toEqual([10, 10]);
+    // Verified credentials are remembered: the next check of the same ones costs no comparison.
+    const accepted = recordingVerifier();
+    expect(await credentialsMatch(users, 'plain', 'right', accepted)).toBe(true);
+    expect(await credentialsMatch(users, 'plain', 'right', accepted)).toBe(true);
+    expect(await credentialsMatch(users, 'hashed', 'right', accepted)).toBe(true);
+    expect(await credentialsMatch(users, 'hashed', 'right', accepted)).toBe(true);
+    expect(accepted.costs).toEqual([5, 5]);
+  });
+
+  it('compares on a worker thread and sheds past its queue, answering 503 at once', async () => {
+    const worker = new BcryptWorker(2);
+    try {
+      const hash = bcrypt.hashSync('right', 4);
+      const first = worker.compare('right', hash);
+      const second = worker.compare('wrong', hash);
+      await expect(worker.compare('right', hash)).rejects.toBeInstanceOf(VerifierBusyError);
+      expect(await Promise.all([first, second])).toEqual([true, false]);
+      expect(worker.pending).toBe(0);
+    } finally {
+      await worker.close();
+    }
+
+    const busy: BcryptVerifier = { compare: () => Promise.reject(new VerifierBusyError(32)) };
+    const app = express();
+    app.get('/metrics', basicAuthGuard(() => ({ u: new Secret('p') }), silentLogger, busy), (_req, res) => {
+      res.send('metrics');
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`, { headers: basic('u', 'x') });
+      expect(response.status).toBe(503);
+      expect(response.headers.get('retry-after')).toBe('1');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});
+
 describe('TLS', () => {
   /** The certificate's SHA-256 fingerprint the server presents to a new connection. */
   function presentedFingerprint(port: number): Promise<string> {
@@ -186,6 +295,19 @@ describe('TLS', () => {
       await expect(exporter.applyConfig(config({ ...web, tls: { certFile: join(dir, 'gone.crt'), keyFile } }))).rejects.toThrow(
         `web.tls.certFile: cannot read ${join(dir, 'gone.crt')} (ENOENT)`,
       );
+      expect(await presentedFingerprint(port)).toBe(new X509Certificate(second.cert).fingerprint256);
+
+      // A key that is not the certificate's, or garbage: refused naming the setting and the file.
+      const strayKey = join(dir, 'stray.key');
+      writeFileSync(strayKey, (await generateSelfSignedCert()).key);
+      await expect(exporter.applyConfig(config({ ...web, tls: { certFile, keyFile: strayKey } }))).rejects.toThrow(
+        new ConfigError([`web.tls.keyFile: the key in ${strayKey} does not belong to the certificate in ${certFile}`]),
+      );
+      const garbage = join(dir, 'garbage.crt');
+      writeFileSync(garbage, 'garbage\n');
+      await expect(exporter.applyConfig(config({ ...web, tls: { certFile: garbage, keyFile } }))).rejects.toMatchObject({
+        problems: [expect.stringMatching(`^web\\.tls\\.certFile: ${garbage} holds no usable PEM certificate`)],
+      });
       expect(await presentedFingerprint(port)).toBe(new X509Certificate(second.cert).fingerprint256);
     } finally {
       await trustFirst.close();

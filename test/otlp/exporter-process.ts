@@ -27,7 +27,7 @@ async function handle(message: Message): Promise<Record<string, unknown>> {
         collectorsFor: (kind) => collectorsFor(kind).filter((definition) => definition.name === 'activities' || definition.name === 'audit-logs'),
       });
       await exporter.start();
-      while (!exporter.runtime.isReady()) await new Promise((resolve) => setTimeout(resolve, 20));
+      while (!exporter.runtime.firstRoundComplete()) await new Promise((resolve) => setTimeout(resolve, 20));
       return { address: exporter.address(), ok: exporter.runtime.store.all().map((record) => record.lastSuccessAt !== undefined) };
     }
     case 'round':

@@ -1,6 +1,6 @@
 /** scripts/build-rules.ts: the committed rules file is its output, and it refuses bad input. */
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse, stringify } from 'yaml';
 import {
@@ -36,6 +36,21 @@ describe('build-rules', () => {
     const result = spawnSync(tsx, ['scripts/build-rules.ts', '--check'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
     expect(result.stderr).not.toContain('out of date');
     expect(result.status).toBe(0);
+  });
+
+  it('--help prints its usage and writes nothing; an unknown option is refused', () => {
+    const tsx = path.join(REPO_ROOT, 'node_modules/.bin/tsx');
+    const before = statSync(RULES_FILE).mtimeMs;
+    const help = spawnSync(tsx, ['scripts/build-rules.ts', '--help'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: npx tsx scripts\/build-rules\.ts \[--check\]/);
+    expect(help.stdout).toContain('--check');
+    expect(help.stdout).not.toContain('wrote');
+    expect(statSync(RULES_FILE).mtimeMs).toBe(before);
+    const wrong = spawnSync(tsx, ['scripts/build-rules.ts', '--chek'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 30_000 });
+    expect(wrong.status).toBe(2);
+    expect(wrong.stderr).toContain('unknown option --chek');
+    expect(statSync(RULES_FILE).mtimeMs).toBe(before);
   });
 
   it('fills thresholds, derived values and the runbook address', () => {

@@ -21,6 +21,7 @@ export interface ContractMetric {
  */
 export const CONTRACT_ADDITIONS: readonly ContractMetric[] = [
   { name: 'dataprotect_collector_schedule_interval_seconds', type: 'gauge', labels: ['target', 'collector'] },
+  { name: 'dataprotect_config_last_reload_successful', type: 'gauge', labels: [] },
 ];
 
 /**

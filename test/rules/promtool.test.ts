@@ -75,6 +75,7 @@ describe('the unit tests notice a changed threshold', () => {
     ['exporter.test.yml', 'exporter.collectorFailingFor', '9m', 'DataProtectCollectorFailing', 'activities (10 min) would fire'],
     ['exporter.test.yml', 'exporter.jobRegex', '.*', 'DataProtectExporterDown', 'job node would fire'],
     ['exporter.test.yml', 'exporter.exporterAbsentFor', '20m', 'DataProtectExporterAbsent', 'would not fire by 15 min'],
+    ['exporter.test.yml', 'exporter.configReloadFailedFor', '4m', 'DataProtectConfigReloadFailed', 'exporter-b (5 min) would fire'],
   ];
 
   it.concurrent.each(mutations)('%s fails with %s: %s (%s, %s)', async (testFile, key, value, alert) => {

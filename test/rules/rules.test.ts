@@ -30,6 +30,7 @@ const REQUIRED_ALERTS = [
   'DataProtectCollectorDataStale',
   'DataProtectExporterDown',
   'DataProtectExporterAbsent',
+  'DataProtectConfigReloadFailed',
 ];
 
 describe('alerting rules', () => {

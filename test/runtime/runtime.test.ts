@@ -262,7 +262,7 @@ describe('runtime: snapshot, staleness, time limits', () => {
 });
 
 describe('HTTP endpoints', () => {
-  it('serves /healthz, /readyz (503 until the first collection), /metrics, /probe and the landing page', async () => {
+  it('serves /healthz, /readyz (ready once listening, whatever the sources do), /metrics, /probe and the landing page', async () => {
     let release: () => void = () => undefined;
     const firstRunGate = new Promise<void>((resolve) => (release = resolve));
     const inner = fakeCollector('fake', { next: 'ok', assets: ['a'] });
@@ -278,13 +278,19 @@ describe('HTTP endpoints', () => {
     try {
       const base = exporter.address();
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
-      expect((await fetch(`${base}/readyz`)).status).toBe(503);
-      release();
-      for (let i = 0; i < 100 && (await fetch(`${base}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
+      // The first collection is held: the process serves scrapes all the same, so it is ready,
+      // and the first round's state is in a metric and on the landing page.
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      expect(await (await fetch(`${base}/metrics`)).text()).toContain('\ndataprotect_exporter_first_round_complete 0\n');
+      expect(await (await fetch(`${base}/`)).text()).toContain('waiting for the first run');
+      release();
+      for (let i = 0; i < 100 && !(await (await fetch(`${base}/metrics`)).text()).includes('\ndataprotect_exporter_first_round_complete 1\n'); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+      }
       const metrics = await fetch(`${base}/metrics`);
       expect(metrics.headers.get('content-type')).toContain('text/plain; version=0.0.4');
       const text = await metrics.text();
+      expect(text).toContain('\ndataprotect_exporter_first_round_complete 1\n');
       expect(text).toContain('dataprotect_exporter_build_info{version="');
       expect(text).toContain('dataprotect_asset_size_bytes{target="t1"');
       expect(text).toContain('process_cpu_user_seconds_total');

@@ -1,7 +1,10 @@
 import net from 'node:net';
 import { Agent, request } from 'undici';
 import { startSimulator } from '../../src/simulator';
-import { parseCli } from '../../src/simulator/cli';
+import { parseCli, startupLines } from '../../src/simulator/cli';
+import { parseConfig } from '../../src/config/load';
+import { ExporterRuntime } from '../../src/runtime';
+import { silentLogger } from '../support/collect';
 import type { RunningSimulator } from '../../src/simulator';
 import type { EstateSize } from '../../src/simulator/types';
 
@@ -83,6 +86,27 @@ describe('startSimulator over HTTP', () => {
     expect(sim.stats.total('storage')).toBe(3);
     expect(sim.stats.total('management')).toBe(1);
     expect(sim.stats.bytes('replication')).toBeGreaterThan(1000);
+  });
+
+  it('prints base URLs that paste into url: as they are, and the exporter collects through them', async () => {
+    const lines = startupLines(sim, 5, 1);
+    const printed = lines.flatMap((line) => {
+      const match = /kind: (\w+)\s+url: (\S+)/.exec(line);
+      return match ? [{ kind: match[1] as string, url: match[2] as string }] : [];
+    });
+    expect(printed.map((entry) => entry.kind)).toEqual(['management', 'replication', 'storage', 'storage']);
+    const config = parseConfig({
+      collection: { rpoByPolicy: {} },
+      targets: printed.map((entry, i) => ({ name: `t${i}`, kind: entry.kind, url: entry.url, username: sim.username, password: sim.password, maxAttempts: 1 })),
+    });
+    const runtime = new ExporterRuntime(config, { logger: silentLogger });
+    try {
+      const results = await runtime.runOnce();
+      expect(results.length).toBeGreaterThan(4);
+      expect(results.every((result) => result === 'success')).toBe(true);
+    } finally {
+      await runtime.stop();
+    }
   });
 
   it('shares one fault injector across the servers', async () => {

@@ -231,7 +231,7 @@ export class ManagementClient {
           idempotent: false,
         });
       } catch (error) {
-        this.deps.logger.debug({ err: (error as Error).message }, 'logout failed');
+        this.deps.logger.debug({ err: error }, 'logout failed');
       }
       this.session.clear();
     }

@@ -64,7 +64,7 @@ export class TokenSession {
         this.logger.debug({ status: response.status }, 'storage logout not accepted');
       }
     } catch (error) {
-      this.logger.debug({ err: (error as Error).message }, 'storage logout failed');
+      this.logger.debug({ err: error }, 'storage logout failed');
     }
   }
 

@@ -66,7 +66,7 @@ export async function collectPerSystem(
   }
   for (const { system, error } of failures) {
     ctx.logger.warn(
-      { system_id: system.id, system_name: system.name, err: (error as Error)?.message ?? String(error) },
+      { system_id: system.id, system_name: system.name, err: error },
       'storage system not collected: its other systems are, and its last good series are kept up to staleAfter',
     );
   }

@@ -1,0 +1,50 @@
+import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ConfigError } from './load';
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+}
+
+function readSetting(file: string, setting: string): Buffer {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    throw new ConfigError([`web.tls.${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
+  }
+}
+
+/** OpenSSL's messages name no file; only their first line is kept, after the setting and the file. */
+function reason(error: unknown): string {
+  return (error as Error).message.split('\n')[0] ?? 'invalid';
+}
+
+/**
+ * Reads web.tls's certificate and key and checks that they are usable: the
+ * certificate file starts with a PEM certificate, the key file holds an
+ * unencrypted private key, and the key is the certificate's. Checked when the
+ * configuration is read (start, --check-config, reload), so a bad pair is a
+ * configuration error naming the setting and the file, never an OpenSSL
+ * message at listen time.
+ */
+export function readTlsPair(tls: TlsFiles): { cert: Buffer; key: Buffer } {
+  const cert = readSetting(tls.certFile, 'certFile');
+  const key = readSetting(tls.keyFile, 'keyFile');
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch (error) {
+    throw new ConfigError([`web.tls.certFile: ${tls.certFile} holds no usable PEM certificate (${reason(error)})`]);
+  }
+  let privateKey: KeyObject;
+  try {
+    privateKey = createPrivateKey(key);
+  } catch (error) {
+    throw new ConfigError([`web.tls.keyFile: ${tls.keyFile} holds no usable unencrypted PEM private key (${reason(error)})`]);
+  }
+  if (!certificate.checkPrivateKey(privateKey)) {
+    throw new ConfigError([`web.tls.keyFile: the key in ${tls.keyFile} does not belong to the certificate in ${tls.certFile}`]);
+  }
+  return { cert, key };
+}

@@ -1,0 +1,90 @@
+import { Worker } from 'node:worker_threads';
+
+/** Compares a password with a bcrypt hash. */
+export interface BcryptVerifier {
+  compare(password: string, hash: string): Promise<boolean>;
+}
+
+/** Thrown when too many comparisons wait already: the request is shed instead of queued for seconds. */
+export class VerifierBusyError extends Error {
+  constructor(readonly pending: number) {
+    super(`${pending} password verifications pending`);
+    this.name = 'VerifierBusyError';
+  }
+}
+
+/**
+ * bcryptjs is plain JavaScript, by design slow (about 80 ms a comparison at
+ * cost 10): on the event loop, 40 parallel bad logins held /healthz for
+ * seconds. The worker is evaluated from source (not a file next to this one)
+ * so that the same code runs from dist/, under tsx and under ts-jest.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const bcrypt = require(workerData.bcryptjs);
+parentPort.on('message', ({ id, password, hash }) => {
+  let matched = false;
+  try {
+    matched = bcrypt.compareSync(password, hash);
+  } catch {
+    matched = false;
+  }
+  parentPort.postMessage({ id, matched });
+});
+`;
+
+/** At cost 10, 32 waiting comparisons are about 2.5 s: longer waits would outlast a scrape's timeout anyway. */
+const DEFAULT_MAX_PENDING = 32;
+
+/**
+ * bcrypt comparisons on one worker thread, one at a time (a second thread
+ * would take the core the collections and the scrapes need). Started at the
+ * first comparison, unreferenced so it never keeps the process alive, and
+ * started again if it dies.
+ */
+export class BcryptWorker implements BcryptVerifier {
+  private worker: Worker | undefined;
+  private nextId = 0;
+  private readonly waiting = new Map<number, { resolve: (matched: boolean) => void; reject: (error: Error) => void }>();
+
+  constructor(private readonly maxPending = DEFAULT_MAX_PENDING) {}
+
+  get pending(): number {
+    return this.waiting.size;
+  }
+
+  compare(password: string, hash: string): Promise<boolean> {
+    if (this.waiting.size >= this.maxPending) return Promise.reject(new VerifierBusyError(this.waiting.size));
+    const worker = this.started();
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.waiting.set(id, { resolve, reject });
+      worker.postMessage({ id, password, hash });
+    });
+  }
+
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = undefined;
+    await worker?.terminate();
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcryptjs: require.resolve('bcryptjs') } });
+    worker.unref();
+    worker.on('message', ({ id, matched }: { id: number; matched: boolean }) => {
+      this.waiting.get(id)?.resolve(matched);
+      this.waiting.delete(id);
+    });
+    const fail = (error: Error): void => {
+      if (this.worker === worker) this.worker = undefined;
+      for (const entry of this.waiting.values()) entry.reject(error);
+      this.waiting.clear();
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`the bcrypt worker stopped (exit code ${code})`)));
+    this.worker = worker;
+    return worker;
+  }
+}
