@@ -2,7 +2,7 @@
  * Helpers for collector tests: build a target for a simulator, run one
  * collector directly (no scheduler), and pick samples out of its result.
  */
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { parseConfig, type ExporterConfig, type TargetConfig, type TargetKind } from '../../src/config/load';
 import { createClient, type ClientByKind } from '../../src/clients';
 import type { RequestObserver } from '../../src/clients/http';
@@ -48,6 +48,8 @@ export async function runCollector<K extends TargetKind, S>(
     settings?: Partial<ExporterConfig['collection']>;
     now?: () => Date;
     timeoutMs?: number;
+    /** default: a silent one */
+    logger?: Logger;
   },
 ): Promise<CollectResult<S>> {
   const shared = options.shared ?? new Map<string, unknown>();
@@ -59,7 +61,7 @@ export async function runCollector<K extends TargetKind, S>(
         target: options.target,
         client: options.client,
         settings: defaultSettings(options.settings),
-        logger: silentLogger,
+        logger: options.logger ?? silentLogger,
         state: options.state,
         shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
         now: options.now ?? (() => new Date()),

@@ -1,4 +1,5 @@
 /** Shared set-up of the management client and collector tests: a simulator, a client with short retry waits, collector runs on the simulator's clock. */
+import type { Logger } from 'pino';
 import { ManagementClient } from '../../../src/clients/management/client';
 import type { RequestObserver } from '../../../src/clients/http';
 import type { CollectResult, CollectorDefinition } from '../../../src/collectors/types';
@@ -32,7 +33,7 @@ export function run<S>(
   definition: CollectorDefinition<'management', S>,
   sim: RunningSimulator,
   harness: Harness,
-  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number } = {},
+  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number; logger?: Logger } = {},
 ): Promise<CollectResult<S>> {
   return runCollector(definition, {
     target: harness.target,
