@@ -132,4 +132,30 @@ describe('policy RPO against the simulator', () => {
     await run(protectionPoliciesCollector, sim, h, { logger: third.logger, state });
     expect(third.warnings.map((w) => w.policy_id)).toEqual([changed]);
   });
+
+  it("the truth says per asset whether its newest copy is within the RPO its policy's schedule implies", () => {
+    const { management } = sim.estate;
+    const objectives = { defaultRpoMs: DEFAULT_RPO };
+    const protectedWithCopy = management.assets().filter((a) => !a.deleted && a.protectionStatus === 'PROTECTED' && management.latestCopy(a.id));
+    expect(protectedWithCopy.length).toBeGreaterThan(10);
+    // backups run every period inside the window: on schedule, every asset is within its RPO
+    expect(protectedWithCopy.filter((a) => !management.withinRpo(a.id, objectives)).map((a) => a.name)).toEqual([]);
+    expect(management.withinRpo(management.assets().find((a) => a.protectionStatus === 'UNPROTECTED')?.id ?? '', objectives)).toBeUndefined();
+
+    // an asset of an hourly policy whose newest copy is 3 periods old is out of it, and just under one RPO is within
+    const hourly = activePolicies().find((p) => protectionSchedules(p)[0]?.frequency === 'HOURLY') as ProtectionPolicy;
+    const asset = protectedWithCopy.find((a) => a.protectionPolicyId === hourly.id);
+    if (!asset) throw new Error('no asset with a copy in an hourly policy');
+    const periodMs = (protectionSchedules(hourly)[0]?.interval ?? 0) * HOUR;
+    const rpoMs = management.scheduleRpoMs(hourly.id) as number;
+    expect(rpoMs).toBeGreaterThan(periodMs);
+    const now = sim.clock.now().getTime();
+    for (const copy of management.copies(asset.id)) management.removeCopy(copy.id);
+    management.setAssetLastCopy(asset.id, new Date(now - 3 * periodMs));
+    expect(management.withinRpo(asset.id, objectives)).toBe(false);
+    management.setAssetLastCopy(asset.id, new Date(now - rpoMs + 1000));
+    expect(management.withinRpo(asset.id, objectives)).toBe(true);
+    // configured objectives come first
+    expect(management.assetRpoMs(asset.id, { ...objectives, rpoByPolicy: { [hourly.id]: HOUR } })).toBe(HOUR);
+  });
 });
