@@ -164,14 +164,28 @@ const webSettings = z
   })
   .strict();
 
+/** A share of the schedule period ("25%") or a fixed duration ("45m"). */
+export type RpoGrace = { readonly kind: 'share'; readonly share: number } | { readonly kind: 'fixed'; readonly ms: number };
+
+const rpoGrace = z.union([z.number(), z.string()]).transform((value, ctx): RpoGrace => {
+  const percent = typeof value === 'string' ? /^(\d+(?:\.\d+)?)\s*%$/.exec(value.trim()) : null;
+  if (percent) return { kind: 'share', share: Number(percent[1]) / 100 };
+  const ms = parseDuration(value);
+  if (ms !== undefined) return { kind: 'fixed', ms };
+  ctx.addIssue({ code: 'custom', message: `"${value}" is neither a share of the period (e.g. 25%) nor a duration (e.g. 45m)` });
+  return z.NEVER;
+});
+
 const collectionSettings = z
   .object({
     /** how long a failing collector's last good series are still served */
     staleAfter: positiveDuration.default(15 * 60_000),
-    /** recovery point objective for assets whose policy has no entry in rpoByPolicy */
+    /** recovery point objective of policies with no rpoByPolicy entry and no schedule the exporter can read */
     defaultRpo: positiveDuration.default(24 * 3_600_000),
-    /** RPO per protection policy name */
+    /** RPO per protection policy name or id; overrides the one derived from the policy's schedule */
     rpoByPolicy: z.record(z.string(), positiveDuration).default({}),
+    /** added to a schedule's period when the schedule gives no duration; a share has a floor of 1 h (src/collectors/management/policy-rpo.ts) */
+    rpoGrace: rpoGrace.default({ kind: 'share', share: 0.25 }),
     /** trailing window of dataprotect_activities_window and dataprotect_audit_events_window */
     window: positiveDuration.default(24 * 3_600_000),
     /** activity levels counted; TASK is very numerous and off by default */

@@ -36,7 +36,7 @@ const families = [
   // Management service
   { name: 'dataprotect_asset_info', type: 'gauge', labels: [...ASSET, 'protection_status'], help: 'One per asset that is not deleted; value 1.' },
   { name: 'dataprotect_asset_last_copy_timestamp_seconds', type: 'gauge', labels: ASSET, help: "Time of the asset's newest live copy (lastAvailableCopyTime, or the newest createTime latest-copies names, copies in a deletion state left out); absent for an asset with no copy." },
-  { name: 'dataprotect_asset_rpo_seconds', type: 'gauge', labels: ASSET, help: 'Recovery point objective that applies to the protected asset (per policy, with a default).' },
+  { name: 'dataprotect_asset_rpo_seconds', type: 'gauge', labels: ASSET, help: "Recovery point objective of the protected asset: its policy's, as in dataprotect_policy_rpo_seconds." },
   { name: 'dataprotect_asset_size_bytes', type: 'gauge', labels: ASSET, help: 'Size of the asset.' },
   { name: 'dataprotect_asset_copies', type: 'gauge', labels: ['target', 'asset_id', 'asset_name', 'location'], help: 'Number of live copies the asset has, per location; excludes copies in a deletion state (DELETED, SOFT_DELETED, DELETING, DELETE_FAILED) and copies past their retention time.' },
   { name: 'dataprotect_asset_copies_size_bytes', type: 'gauge', labels: ['target', 'asset_id', 'asset_name', 'location'], help: "Total size of the asset's live copies, per location; the same copies as dataprotect_asset_copies." },
@@ -53,6 +53,12 @@ const families = [
   { name: 'dataprotect_audit_events_window', type: 'gauge', labels: ['target', 'audit_type'], help: 'Audit log entries whose changedTime falls within the trailing window.' },
   { name: 'dataprotect_policy_info', type: 'gauge', labels: ['target', 'policy_id', 'policy', 'policy_type', 'enabled'], help: 'One per protection policy; value 1.' },
   { name: 'dataprotect_policy_assets', type: 'gauge', labels: ['target', 'policy'], help: 'Assets in the protection policy.' },
+  {
+    name: 'dataprotect_policy_rpo_seconds',
+    type: 'gauge',
+    labels: ['target', 'policy_id', 'policy', 'source'],
+    help: 'Recovery point objective of the protection policy; source: config (rpoByPolicy), schedule (its PROTECTION schedule: period plus backup window) or default (defaultRpo). Not for EXCLUDED policies.',
+  },
   { name: 'dataprotect_compliance_objectives', type: 'gauge', labels: ['target', 'policy', 'status'], help: 'Compliance by verified objective status (SUCCEEDED, FAILED, SKIPPED): the latest verification run of each asset and policy stage counts once; earlier runs are not counted.' },
   { name: 'dataprotect_inventory_source_discovery_success', type: 'gauge', labels: ['target', 'source'], help: "1 when the inventory source's last discovery result is OK, 0 otherwise; absent for a source without a discovery result (application hosts, storage systems, groups often have none)." },
   { name: 'dataprotect_inventory_source_last_discovery_timestamp_seconds', type: 'gauge', labels: ['target', 'source'], help: 'Time of the last discovery of the inventory source.' },

@@ -33,6 +33,7 @@ describe('configuration', () => {
       defaultRpo: 24 * 3_600_000,
       window: 24 * 3_600_000,
       rpoByPolicy: {},
+      rpoGrace: { kind: 'share', share: 0.25 },
       activityClassTypes: ['JOB_GROUP', 'JOB'],
       perAssetSeries: 'all',
       maxBufferedResponseBytes: 96 * 1024 * 1024,
@@ -63,6 +64,14 @@ describe('configuration', () => {
     expect(config.targets[1]!.password.reveal()).toBe('from-file');
     expect(config.targets[0]!.tls.ca).toContain('BEGIN CERTIFICATE');
     expect(config.collection.rpoByPolicy).toEqual({ Gold: 4 * 3_600_000, Silver: 12 * 3_600_000 });
+    expect(config.collection.rpoGrace).toEqual({ kind: 'share', share: 0.25 });
+  });
+
+  it('reads rpoGrace as a share of the period or as a duration', () => {
+    const grace = (rpoGrace: unknown) => parseConfig({ collection: { rpoGrace }, targets: [minimalTarget] }).collection.rpoGrace;
+    expect(grace('40%')).toEqual({ kind: 'share', share: 0.4 });
+    expect(grace('45m')).toEqual({ kind: 'fixed', ms: 45 * 60_000 });
+    expect(grace(600)).toEqual({ kind: 'fixed', ms: 600_000 });
   });
 
   it('reads byte sizes as bytes or with a unit, and names the field of a bad one', () => {
@@ -85,6 +94,7 @@ describe('configuration', () => {
   port: 70000
 collection:
   defaultRpo: soon
+  rpoGrace: a bit
   perAssetSeries: some
 otlp:
   backfill: -1h
@@ -114,6 +124,7 @@ targets:
     expect(text).toMatch(/^targets\[2\]\.password: environment variable NOT_SET_ANYWHERE is not set$/m);
     expect(text).toMatch(/^web\.port: /m);
     expect(text).toMatch(/^collection\.defaultRpo: "soon" is not a duration/m);
+    expect(text).toMatch(/^collection\.rpoGrace: "a bit" is neither a share of the period \(e\.g\. 25%\) nor a duration/m);
     expect(text).toMatch(/^collection\.perAssetSeries: /m);
     expect(text).toMatch(/^otlp\.backfill: /m);
     expect(text).toMatch(/^otlp\.maxQueueSize: /m);

@@ -7,11 +7,13 @@
  *    the panels listed in EMPTY_WHEN_HEALTHY, which must be empty; every rule
  *    evaluates without error; the active alerts are exactly those the
  *    simulator's truth calls for (expected-alerts.ts).
- * 2. The estate turns unhealthy (a VM paused, a cluster disconnected, an asset's
- *    newest copy aged to twice its RPO, a protected asset without a copy, an
- *    hour of storage growth, one 503): the matching alerts become pending with
- *    the right labels, no other alert appears, and the panels that were empty
- *    by design return data.
+ * 2. The estate turns unhealthy (a VM paused, a cluster disconnected, an asset
+ *    of an hourly policy without a copy for 3 schedule periods, a protected
+ *    asset without a copy, an hour of storage growth, one 503): the matching
+ *    alerts become pending with the right labels, no other alert appears (an
+ *    asset of the weekly policy whose newest copy is 3 days old stays quiet:
+ *    its RPO comes from its schedule), and the panels that were empty by design
+ *    return data.
  *
  * The rules file is loaded as it is shipped: its `for` durations (5 m and
  * more) cannot elapse in this test, so "pending" is the expected state.
@@ -20,6 +22,7 @@
 import { readFileSync } from 'node:fs';
 import { durationSeconds, parseThresholds, THRESHOLDS_FILE } from '../../scripts/build-rules';
 import type { RunningSimulator } from '../../src/simulator';
+import type { Asset } from '../../src/simulator/management/model';
 import { dashboardFiles, loadDashboard, queriesOf, substituteVariables, variableQueryExpr, type DashboardQuery } from '../dashboards/dashboards';
 import { allRules } from '../rules/rules-files';
 import { comparableKeys, expectedAlerts } from './expected-alerts';
@@ -31,13 +34,13 @@ const DEADLINE = Date.now() + 75_000;
 jest.setTimeout(80_000);
 
 const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
 /**
- * 36 h: the simulator's policies copy at least daily (its longest gap between
- * two copies of an asset is 24 h), so every asset starts within its RPO, and
- * the aged asset (2 x RPO) is far past it.
+ * The RPOs come from the policies' schedules; this default applies to the
+ * policies whose schedule the exporter cannot read (no schedule, an unknown
+ * frequency). Those copy daily in the simulator: 36 h keeps them within it.
  */
 const DEFAULT_RPO = '36h';
-const RPO_MS = 36 * HOUR_MS;
 
 const THRESHOLDS = parseThresholds(readFileSync(THRESHOLDS_FILE, 'utf8'));
 const RULES = allRules().alerts;
@@ -113,7 +116,8 @@ function makeHealthy(sim: RunningSimulator): void {
 interface Faults {
   readonly pausedVm: { id: string; name: string; repCluster: string; role: string };
   readonly disconnectedCluster: string;
-  readonly agedAsset: { id: string; name: string; policy: string; lastCopyMs: number };
+  readonly agedAsset: { id: string; name: string; policy: string; lastCopyMs: number; rpoMs: number };
+  readonly weeklyAsset: { id: string; lastCopyMs: number; rpoMs: number };
   readonly assetWithoutCopy: { id: string; name: string };
 }
 
@@ -135,17 +139,16 @@ function makeUnhealthy(sim: RunningSimulator): Faults {
   if (!cluster) throw new Error('the simulator has no replication cluster');
   replication.setClusterConnection(cluster.id, 'ERROR');
 
-  // Newest copy = twice the RPO ago, by both sources the exporter reads:
-  // lastAvailableCopyTime (pinned, so later copies no longer move it) and
-  // latest-copies (the asset's newest copy, so the newer ones are removed).
-  const asset = management.assets().find((a) => !a.deleted && a.protectionStatus === 'PROTECTED' && management.latestCopy(a.id));
-  if (!asset) throw new Error('the simulator has no protected asset with a copy');
-  const lastCopyMs = Math.floor((Date.now() - 2 * RPO_MS) / 1000) * 1000;
-  for (const copy of management.copies(asset.id)) if (Date.parse(copy.createTime) > lastCopyMs) management.removeCopy(copy.id);
-  management.addCopy(asset.id, { createTime: new Date(lastCopyMs), retentionTime: new Date(Date.now() + 7 * 24 * HOUR_MS) });
-  management.setAssetLastCopy(asset.id, new Date(lastCopyMs));
-  expect(Date.parse(management.latestCopy(asset.id)?.createTime ?? '')).toBe(lastCopyMs);
-  expect(management.asset(asset.id)?.lastAvailableCopyTime).toBe(new Date(lastCopyMs).toISOString());
+  // An asset of an hourly policy whose newest copy is 3 schedule periods old,
+  // and one of the weekly policy whose newest copy is 3 days old.
+  const hourly = assetOfPolicy(sim, 'HOURLY');
+  const weekly = assetOfPolicy(sim, 'WEEKLY');
+  const asset = hourly.asset;
+  const lastCopyMs = ageNewestCopy(sim, asset.id, 3 * hourly.periodMs);
+  const weeklyLastCopyMs = ageNewestCopy(sim, weekly.asset.id, 3 * DAY_MS);
+  const objectives = { defaultRpoMs: 36 * HOUR_MS };
+  expect(management.withinRpo(asset.id, objectives, Date.now())).toBe(false);
+  expect(management.withinRpo(weekly.asset.id, objectives, Date.now())).toBe(true);
 
   const policyId = asset.protectionPolicyId ?? undefined;
   const withoutCopy = management.addAsset({ name: 'e2e-never-copied', type: asset.type, ...(policyId ? { policyId } : {}) });
@@ -162,9 +165,40 @@ function makeUnhealthy(sim: RunningSimulator): Faults {
   return {
     pausedVm: { id: vm.id, name: vm.name, repCluster: vm.repClusterName, role: vm.role },
     disconnectedCluster: cluster.name,
-    agedAsset: { id: asset.id, name: asset.name, policy: asset._embedded.protectionPolicy?.name ?? '', lastCopyMs },
+    agedAsset: { id: asset.id, name: asset.name, policy: asset._embedded.protectionPolicy?.name ?? '', lastCopyMs, rpoMs: hourly.rpoMs },
+    weeklyAsset: { id: weekly.asset.id, lastCopyMs: weeklyLastCopyMs, rpoMs: weekly.rpoMs },
     assetWithoutCopy: { id: withoutCopy.id, name: withoutCopy.name },
   };
+}
+
+/** A protected asset with a copy, of a policy whose PROTECTION schedule has this frequency; the schedule's period and the RPO it implies. */
+function assetOfPolicy(sim: RunningSimulator, frequency: string): { asset: Asset; periodMs: number; rpoMs: number } {
+  const { management } = sim.estate;
+  for (const policy of management.policies()) {
+    const schedule = policy.stages.find((stage) => stage.type === 'PROTECTION')?.operations[0]?.schedule;
+    const rpoMs = management.scheduleRpoMs(policy.id);
+    if (schedule?.frequency !== frequency || rpoMs === null) continue;
+    const asset = management.assets().find((a) => !a.deleted && a.protectionStatus === 'PROTECTED' && a.protectionPolicyId === policy.id && management.latestCopy(a.id));
+    const periodMs = schedule.interval * (frequency === 'HOURLY' ? HOUR_MS : 7 * DAY_MS);
+    if (asset) return { asset, periodMs, rpoMs };
+  }
+  throw new Error(`the simulator has no protected asset with a copy in a ${frequency} policy`);
+}
+
+/**
+ * Makes the asset's newest copy `ageMs` old (real clock, whole seconds), by
+ * both sources the exporter reads: lastAvailableCopyTime (pinned, so later
+ * copies no longer move it) and latest-copies (the newer copies are removed).
+ */
+function ageNewestCopy(sim: RunningSimulator, assetId: string, ageMs: number): number {
+  const { management } = sim.estate;
+  const lastCopyMs = Math.floor((Date.now() - ageMs) / 1000) * 1000;
+  for (const copy of management.copies(assetId)) if (Date.parse(copy.createTime) > lastCopyMs) management.removeCopy(copy.id);
+  management.addCopy(assetId, { createTime: new Date(lastCopyMs), retentionTime: new Date(Date.now() + 7 * DAY_MS) });
+  management.setAssetLastCopy(assetId, new Date(lastCopyMs));
+  expect(Date.parse(management.latestCopy(assetId)?.createTime ?? '')).toBe(lastCopyMs);
+  expect(management.asset(assetId)?.lastAvailableCopyTime).toBe(new Date(lastCopyMs).toISOString());
+  return lastCopyMs;
 }
 
 describe('dashboards and alert rules on a real Prometheus scraping the exporter against the simulator', () => {
@@ -186,7 +220,8 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
   beforeAll(async () => {
     stack = await startStack({
       seed: 11,
-      size: { assets: 60, assetsWithoutCopyShare: 0, replicatedVms: 16, replicationClusters: 2, storageSystems: 2 },
+      // nine policies: every kind of schedule (hourly, daily, weekly, none, unknown frequency)
+      size: { assets: 60, assetsWithoutCopyShare: 0, protectionPolicies: 9, replicatedVms: 16, replicationClusters: 2, storageSystems: 2 },
       collection: { defaultRpo: DEFAULT_RPO },
       schedule: '*/2 * * * * *',
       prepare: makeHealthy,
@@ -275,8 +310,8 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
         policy: faults.agedAsset.policy,
         severity: severityOf('DataProtectAssetOutOfRPO'),
       });
-      // The description looks the RPO up with a query template: it must find it.
-      expect(aged?.annotations.description).toContain(`its RPO is ${humanizedHours(RPO_MS)}`);
+      // The description looks the RPO up with a query template: it must find the schedule's.
+      expect(aged?.annotations.description).toContain(`its RPO is ${humanized(faults.agedAsset.rpoMs)}`);
       expect(aged?.annotations.runbook_url).toMatch(/docs\/runbook\.md#dataprotectassetoutofrpo$/);
       // The exporter reports the aged copy time exactly, not a newer copy's.
       const lastCopy = await prometheus.query(`dataprotect_asset_last_copy_timestamp_seconds{asset_id="${faults.agedAsset.id}"}`);
@@ -295,6 +330,12 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
       // asset is out of RPO, and the exporter itself is fine.
       const names = (alertname: string) => alerts.filter((a) => a.labels.alertname === alertname);
       expect(names('DataProtectAssetOutOfRPO').map((a) => a.labels.asset_id)).toEqual([faults.agedAsset.id]);
+      // The weekly asset's 3-day-old copy is within the RPO its schedule implies, which Prometheus has.
+      const weeklyRpo = await prometheus.query(`dataprotect_asset_rpo_seconds{asset_id="${faults.weeklyAsset.id}"}`);
+      expect(weeklyRpo.map((s) => Number(s.value[1]))).toEqual([faults.weeklyAsset.rpoMs / 1000]);
+      expect(faults.weeklyAsset.rpoMs).toBeGreaterThan(7 * DAY_MS);
+      const weeklyCopy = await prometheus.query(`dataprotect_asset_last_copy_timestamp_seconds{asset_id="${faults.weeklyAsset.id}"}`);
+      expect(weeklyCopy.map((s) => Number(s.value[1]))).toEqual([faults.weeklyAsset.lastCopyMs / 1000]);
       for (const quiet of ['DataProtectTargetDown', 'DataProtectCollectorFailing', 'DataProtectCollectorDataStale', 'DataProtectExporterDown', 'DataProtectExporterAbsent']) {
         expect({ alert: quiet, active: names(quiet).map((a) => a.labels) }).toEqual({ alert: quiet, active: [] });
       }
@@ -320,9 +361,10 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
   });
 });
 
-/** Prometheus's humanizeDuration of whole hours: 36 h is "1d 12h 0m 0s". */
-function humanizedHours(ms: number): string {
-  const hours = ms / HOUR_MS;
-  const days = Math.floor(hours / 24);
-  return `${days > 0 ? `${days}d ` : ''}${hours % 24}h 0m 0s`;
+/** Prometheus's humanizeDuration of whole seconds over an hour: 36 h is "1d 12h 0m 0s", 7.5 h "7h 30m 0s". */
+function humanized(ms: number): string {
+  const seconds = Math.round(ms / 1000);
+  const days = Math.floor(seconds / 86_400);
+  const rest = `${Math.floor((seconds % 86_400) / 3600)}h ${Math.floor((seconds % 3600) / 60)}m ${seconds % 60}s`;
+  return days > 0 ? `${days}d ${rest}` : rest;
 }

@@ -21,6 +21,7 @@ export const IDENTIFYING_LABELS: Readonly<Record<string, readonly string[]>> = {
   DataProtectAssetWithoutCopy: ['target', 'asset_id'],
   DataProtectAssetOutOfRPO: ['target', 'asset_id'],
   DataProtectPolicyAllAssetsOutOfRPO: ['target', 'policy'],
+  DataProtectPolicySLAAttainmentLow: ['target', 'policy'],
   DataProtectActivitiesFailing: ['target', 'category'],
   DataProtectReplicationVMPaused: ['target', 'vm_id'],
   DataProtectReplicationClusterDisconnected: ['target', 'rep_cluster'],
@@ -101,7 +102,8 @@ function expectAssets(sim: RunningSimulator, collection: ExporterConfig['collect
       tally.outOrWithout += 1;
       continue;
     }
-    const rpoMs = Object.hasOwn(collection.rpoByPolicy, policy) ? (collection.rpoByPolicy[policy] as number) : collection.defaultRpo;
+    // the RPO the policy's schedule implies, under the configured overrides and default
+    const rpoMs = sim.estate.management.assetRpoMs(asset.id, { rpoByPolicy: collection.rpoByPolicy, defaultRpoMs: collection.defaultRpo }) ?? collection.defaultRpo;
     const excess = nowMs - newest - rpoMs;
     into.judge(alertKey('DataProtectAssetOutOfRPO', { target, asset_id: asset.id }), excess, AGE_MARGIN_MS);
     if (excess > 0) tally.outOrWithout += 1;
@@ -157,8 +159,8 @@ function expectStorage(sim: RunningSimulator, thresholds: Thresholds, nowMs: num
 
 /**
  * The alerts the estate calls for now. The exporter's own alerts (target down,
- * collector failing or stale, exporter down or absent) and StorageFillingUp
- * (which needs hours of history) are never expected here: a healthy simulator
+ * collector failing or stale, exporter down or absent), StorageFillingUp
+ * (which needs hours of history) and PolicySLAAttainmentLow (a day) are never expected here: a healthy simulator
  * read every 2 s must not raise them.
  */
 export function expectedAlerts(sim: RunningSimulator, collection: ExporterConfig['collection'], thresholds: Thresholds, nowMs = Date.now()): ExpectedAlerts {

@@ -17,11 +17,13 @@ export interface ContractMetric {
 
 /**
  * Metrics the dashboards and alerts may use beyond the contract's tables:
- * the schedule interval gauge, agreed for issue 5 to judge staleness.
+ * the schedule interval gauge, agreed for issue 5 to judge staleness, and
+ * each policy's RPO with its source, agreed for issue 16 (protection SLA).
  */
 export const CONTRACT_ADDITIONS: readonly ContractMetric[] = [
   { name: 'dataprotect_collector_schedule_interval_seconds', type: 'gauge', labels: ['target', 'collector'] },
   { name: 'dataprotect_config_last_reload_successful', type: 'gauge', labels: [] },
+  { name: 'dataprotect_policy_rpo_seconds', type: 'gauge', labels: ['target', 'policy_id', 'policy', 'source'] },
 ];
 
 /**

@@ -39,7 +39,7 @@ describe('promtool', () => {
 
   it('finds the unit-test files', () => {
     expect(ruleTestFiles().map((file) => path.basename(file)).sort()).toEqual(
-      expect.arrayContaining(['activities.test.yml', 'exporter.test.yml', 'protection.test.yml', 'replication.test.yml', 'storage.test.yml']),
+      expect.arrayContaining(['activities.test.yml', 'exporter.test.yml', 'protection.test.yml', 'replication.test.yml', 'sla.test.yml', 'storage.test.yml']),
     );
   });
 
@@ -63,6 +63,8 @@ describe('the unit tests notice a changed threshold', () => {
     ['protection.test.yml', 'assets.outOfRpoFor', '20m', 'DataProtectAssetOutOfRPO', 'a-late would fire at 85 min'],
     ['protection.test.yml', 'assets.withoutCopyFor', '90m', 'DataProtectAssetWithoutCopy', 'a-none would fire at 100 min'],
     ['protection.test.yml', 'policies.allOutOfRpoMinAssets', 3, 'DataProtectPolicyAllAssetsOutOfRPO', 'Gold (2 assets) would stay quiet'],
+    ['sla.test.yml', 'policies.slaAttainment30d', 0.98, 'DataProtectPolicySLAAttainmentLow', 'Gold (98.1 % over 30 days) would stay quiet'],
+    ['sla.test.yml', 'policies.slaMinHistory', '12h', 'DataProtectPolicySLAAttainmentLow', 'Bronze would fire at 23 h'],
     ['activities.test.yml', 'activities.failureRatio', 0.2, 'DataProtectActivitiesFailing', '16.7 % failed would stay quiet'],
     ['activities.test.yml', 'activities.failureRatio', 0.09, 'DataProtectActivitiesFailing', 'mgmt2 (9.1 %) would fire'],
     ['replication.test.yml', 'replication.vmPausedFor', '30m', 'DataProtectReplicationVMPaused', 'erp-db would not fire by 25 min'],

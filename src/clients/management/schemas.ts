@@ -196,6 +196,8 @@ export const protectionPolicySchema = z.object({
   type: nullableString,
   enabled: z.boolean().nullish(),
   summary: z.object({ numberOfAssets: z.number().int().nonnegative().nullish() }).nullish(),
+  /** read by src/collectors/management/policy-rpo.ts, which turns any shape into an RPO or a logged reason, never a failed listing */
+  stages: z.unknown().optional(),
 });
 export type ProtectionPolicy = z.output<typeof protectionPolicySchema>;
 

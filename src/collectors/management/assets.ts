@@ -1,6 +1,8 @@
 /**
  * assets: every non-deleted asset with its policy, protection status, size,
  * newest copy time and RPO, plus the counts per type and protection status.
+ * The RPO is its policy's (policy-rpo.ts), from the schedules the
+ * protection-policies collector published, or read here before it has.
  * It publishes the asset list (ASSET_LIST) for the other management collectors.
  *
  * Newest copy time = max(lastAvailableCopyTime, newest createTime from
@@ -13,12 +15,14 @@
  */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector, type Sample } from '../types';
+import { policyRpo } from './policy-rpo';
 import {
   ASSET_LIST,
   LATEST_COPY_TIMES,
   POLICY_NAMES,
   Tally,
   chunks,
+  currentPolicySchedules,
   forEachConcurrent,
   perAssetSeriesFor,
   readAssets,
@@ -90,6 +94,21 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       assets.set(asset.id, { ...asset, newestCopyTime });
     }
 
+    const { schedules, pages: policyPages } = await currentPolicySchedules(ctx, signal);
+    extraRequests += policyPages;
+    // by policy id (names may repeat), and by name for assets whose policy is known only by name
+    const rpoSecondsByPolicy = new Map<string, number>();
+    const rpoSecondsOf = (asset: AssetRecord): number => {
+      const key = asset.policyId ?? `name:${asset.policyName}`;
+      let seconds = rpoSecondsByPolicy.get(key);
+      if (seconds === undefined) {
+        const schedule = asset.policyId === null ? undefined : schedules.byId.get(asset.policyId);
+        seconds = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, ctx.settings).ms / 1000;
+        rpoSecondsByPolicy.set(key, seconds);
+      }
+      return seconds;
+    };
+
     const samples: Sample[] = [];
     const counts = new Tally<[string, string]>();
     const withoutCopy = new Tally<[string, string]>();
@@ -104,10 +123,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       samples.push({ name: 'dataprotect_asset_info', labels: info, value: 1 });
       if (asset.newestCopyTime !== null) samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
       if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
-      if (asset.protected) {
-        const rpoMs = Object.hasOwn(ctx.settings.rpoByPolicy, asset.policyName) ? (ctx.settings.rpoByPolicy[asset.policyName] as number) : ctx.settings.defaultRpo;
-        samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoMs / 1000 });
-      }
+      if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
     }
     for (const { key, value } of counts.entries()) {
       samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });

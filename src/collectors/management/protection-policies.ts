@@ -1,6 +1,6 @@
 /**
- * protection-policies: one info series per policy, and the number of assets
- * in each.
+ * protection-policies: one info series per policy, the number of assets in
+ * each, and each policy's RPO with where it comes from (policy-rpo.ts).
  *
  * dataprotect_policy_assets counts the non-deleted assets of the asset list
  * that the assets collector published (the same assets as dataprotect_assets
@@ -9,23 +9,36 @@
  * Policies sharing a name are summed (the label is the name).
  *
  * It publishes the policy names by id (POLICY_NAMES) for assets whose answer
- * does not embed their policy.
+ * does not embed their policy, and the PROTECTION schedules by id
+ * (POLICY_SCHEDULES) for the assets' RPO.
+ *
+ * A policy whose schedule cannot be read is logged once per reason: the
+ * state keeps the reason last logged for each policy, so the warning comes
+ * back only when the policy changes (and again after the exporter restarts).
  */
 import { defineCollector, type Sample } from '../types';
-import { ASSET_LIST, POLICY_NAMES, Tally } from './shared';
+import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
+import { ASSET_LIST, POLICY_NAMES, POLICY_SCHEDULES, Tally } from './shared';
 
-export const protectionPoliciesCollector = defineCollector<'management'>({
+export interface ProtectionPoliciesState {
+  /** the unreadable-schedule reason last logged, by policy id */
+  readonly warned: ReadonlyMap<string, string>;
+}
+
+export const protectionPoliciesCollector = defineCollector<'management', ProtectionPoliciesState>({
   name: 'protection-policies',
   kind: 'management',
-  description: 'Protection policies and the number of assets in each',
+  description: 'Protection policies, the number of assets in each and their RPO',
   defaultSchedule: '*/10 * * * *',
-  metrics: ['dataprotect_policy_info', 'dataprotect_policy_assets'],
+  metrics: ['dataprotect_policy_info', 'dataprotect_policy_assets', 'dataprotect_policy_rpo_seconds'],
   // counts the assets of each policy from the published asset list
   after: ['assets'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const samples: Sample[] = [];
     const names = new Map<string, { name: string; type: string | null }>();
+    const schedules = new Map<string, ProtectionSchedule>();
+    const warned = new Map<string, string>();
     const assetList = ctx.shared.get(ASSET_LIST);
     const perPolicy = new Tally<[string]>();
     let pages = 0;
@@ -47,6 +60,19 @@ export const protectionPoliciesCollector = defineCollector<'management'>({
         });
         if (assetList) perPolicy.touch([policy.name]);
         else if (policy.summary?.numberOfAssets != null) perPolicy.add([policy.name], policy.summary.numberOfAssets);
+
+        // An EXCLUDED policy protects nothing: it has no RPO, and no schedule to warn about.
+        if (policy.type === 'EXCLUDED') continue;
+        const schedule = readProtectionSchedule(policy.stages);
+        schedules.set(policy.id, schedule);
+        const rpo = policyRpo(policy, schedule, ctx.settings);
+        samples.push({ name: 'dataprotect_policy_rpo_seconds', labels: { target, policy_id: policy.id, policy: policy.name, source: rpo.source }, value: rpo.ms / 1000 });
+        if (!schedule.readable) {
+          warned.set(policy.id, schedule.reason);
+          if (ctx.state?.warned.get(policy.id) !== schedule.reason) {
+            ctx.logger.warn({ policy_id: policy.id, policy: policy.name, reason: schedule.reason, rpo_source: rpo.source }, 'protection policy schedule not understood: its RPO is not derived from it');
+          }
+        }
       }
     }
     if (assetList) {
@@ -55,6 +81,15 @@ export const protectionPoliciesCollector = defineCollector<'management'>({
     for (const { key: [policy], value } of perPolicy.entries()) {
       samples.push({ name: 'dataprotect_policy_assets', labels: { target, policy }, value });
     }
-    return { samples, publish: [[POLICY_NAMES, names]], items: names.size, pages };
+    return {
+      samples,
+      state: { warned },
+      publish: [
+        [POLICY_NAMES, names],
+        [POLICY_SCHEDULES, { readAt: ctx.now().getTime(), byId: schedules }],
+      ],
+      items: names.size,
+      pages,
+    };
   },
 });

@@ -6,6 +6,7 @@ import type { ManagementClient } from '../../clients/management/client';
 import type { Asset } from '../../clients/management/schemas';
 import type { ExporterConfig } from '../../config/load';
 import { sharedKey, type CollectorContext } from '../types';
+import { readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
 
 /** One non-deleted asset as the collectors need it. */
 export interface AssetRecord {
@@ -54,9 +55,16 @@ export interface CopyFingerprints {
 /** Policy names by id, for assets whose answer does not embed the policy. */
 export type PolicyNames = ReadonlyMap<string, { name: string; type: string | null }>;
 
+/** Each policy's PROTECTION schedule by policy id, as read at `readAt` (exporter clock, epoch ms). */
+export interface PolicySchedules {
+  readonly readAt: number;
+  readonly byId: ReadonlyMap<string, ProtectionSchedule>;
+}
+
 export const ASSET_LIST = sharedKey<AssetList>('management.assets');
 export const LATEST_COPY_TIMES = sharedKey<LatestCopyTimes>('management.latestCopyTimes');
 export const POLICY_NAMES = sharedKey<PolicyNames>('management.policyNames');
+export const POLICY_SCHEDULES = sharedKey<PolicySchedules>('management.policySchedules');
 export const COPY_FINGERPRINTS = sharedKey<CopyFingerprints>('management.copyFingerprints');
 
 export type ManagementContext<S> = CollectorContext<'management', S>;
@@ -141,6 +149,23 @@ export async function currentAssets<S>(ctx: ManagementContext<S>, signal: AbortS
   if (published && ctx.now().getTime() - published.readAt <= ctx.settings.staleAfter) return { list: published, pages: 0 };
   const { assets, pages } = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
   return { list: { readAt: ctx.now().getTime(), assets }, pages };
+}
+
+/**
+ * The policy schedules the protection-policies collector published, or a
+ * fresh read of the policies before its first success (the assets collector
+ * runs first) and once the published ones are older than staleAfter.
+ */
+export async function currentPolicySchedules<S>(ctx: ManagementContext<S>, signal: AbortSignal): Promise<{ schedules: PolicySchedules; pages: number }> {
+  const published = ctx.shared.get(POLICY_SCHEDULES);
+  if (published && ctx.now().getTime() - published.readAt <= ctx.settings.staleAfter) return { schedules: published, pages: 0 };
+  const byId = new Map<string, ProtectionSchedule>();
+  let pages = 0;
+  for await (const page of ctx.client.protectionPolicies({}, signal)) {
+    pages += 1;
+    for (const policy of page) if (!byId.has(policy.id)) byId.set(policy.id, readProtectionSchedule(policy.stages));
+  }
+  return { schedules: { readAt: ctx.now().getTime(), byId }, pages };
 }
 
 /** Runs `work` on every item with at most `limit` running at once; the first failure ends it (the others are not awaited further). */

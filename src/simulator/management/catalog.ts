@@ -3,7 +3,7 @@
  * activity categories, audit types and the words names are built from.
  * Kept apart from the generators so the distributions are easy to read.
  */
-import type { ActivityResultStatus, AlertSeverity, StageSchedule, StageType } from './shapes';
+import type { ActivityResultStatus, AlertSeverity, StageType } from './shapes';
 
 export const HOUR_MS = 3_600_000;
 export const DAY_MS = 24 * HOUR_MS;
@@ -49,31 +49,40 @@ export const POLICY_ASSET_TYPES = [
 
 export const POLICY_NAMES = ['Gold', 'Silver', 'Bronze', 'Platinum', 'Tier-1', 'Tier-2', 'Archive', 'Critical', 'Standard'] as const;
 
-/** The PROTECTION schedule of each ACTIVE policy, in creation order. */
-export const POLICY_SCHEDULES: readonly Pick<StageSchedule, 'frequency' | 'interval'>[] = [
-  { frequency: 'DAILY', interval: 1 },
-  { frequency: 'HOURLY', interval: 8 },
-  { frequency: 'HOURLY', interval: 12 },
-  { frequency: 'HOURLY', interval: 4 },
-  { frequency: 'DAILY', interval: 1 },
-  { frequency: 'WEEKLY', interval: 1 },
+/**
+ * A policy's PROTECTION schedule: how the simulator runs its backups, and how
+ * the stage shows it. Most show it as it runs; some show a schedule an
+ * exporter cannot derive an RPO from (no schedule at all, a frequency of
+ * another release) while their backups still run daily.
+ */
+export interface PolicySchedulePlan {
+  frequency: 'HOURLY' | 'DAILY' | 'WEEKLY';
+  interval: number;
+  shown: 'schedule' | 'null' | 'unknown-frequency';
+}
+
+/** The frequency a policy shown with 'unknown-frequency' has: none of HOURLY, DAILY, WEEKLY, MONTHLY. */
+export const UNKNOWN_FREQUENCY = 'CONTINUOUS';
+
+/**
+ * The PROTECTION schedule of each ACTIVE policy, in creation order (repeats
+ * when there are more policies). Hourly intervals are widened when retention
+ * (whole days) would otherwise hold too many copies: see hourlyInterval in
+ * generate.ts. Eight ACTIVE policies (protectionPolicies >= 9) show every kind.
+ */
+export const POLICY_SCHEDULES: readonly PolicySchedulePlan[] = [
+  { frequency: 'DAILY', interval: 1, shown: 'schedule' },
+  { frequency: 'HOURLY', interval: 8, shown: 'schedule' },
+  { frequency: 'HOURLY', interval: 12, shown: 'schedule' },
+  { frequency: 'HOURLY', interval: 4, shown: 'schedule' },
+  { frequency: 'DAILY', interval: 1, shown: 'schedule' },
+  { frequency: 'WEEKLY', interval: 1, shown: 'schedule' },
+  { frequency: 'DAILY', interval: 1, shown: 'null' },
+  { frequency: 'DAILY', interval: 1, shown: 'unknown-frequency' },
 ];
 
 /** Extra stages of each ACTIVE policy, in creation order (PROTECTION is always there). */
 export const POLICY_EXTRA_STAGES: readonly StageType[][] = [['REPLICATION'], ['CLOUD_TIER'], [], ['REPLICATION', 'CLOUD_TIER']];
-
-export function schedulePeriodMs(schedule: Pick<StageSchedule, 'frequency' | 'interval'>): number {
-  switch (schedule.frequency) {
-    case 'HOURLY':
-      return schedule.interval * HOUR_MS;
-    case 'DAILY':
-      return schedule.interval * DAY_MS;
-    case 'WEEKLY':
-      return schedule.interval * 7 * DAY_MS;
-    case 'MONTHLY':
-      return schedule.interval * 30 * DAY_MS;
-  }
-}
 
 export interface CategoryInfo {
   category: string;

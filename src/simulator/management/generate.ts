@@ -24,6 +24,7 @@ import {
   POLICY_SCHEDULES,
   ROLES,
   SITES,
+  UNKNOWN_FREQUENCY,
   assetTypeInfo,
 } from './catalog';
 import { lastExpiryRun, makeCopy, nextBackupAfter, scheduledCopies } from './copies';
@@ -191,12 +192,21 @@ function makePolicies(rng: SeededRandom, size: EstateSize, startMs: number, dedu
       stageIds.PROTECTION = protectionId;
       retentionMs.PROTECTION = protectionDays * DAY_MS;
       stages.push(
-        stage(protectionId, 'PROTECTION', protectionStorage.id, null, protectionDays, {
-          frequency: schedule.frequency,
-          interval,
-          startTime: new Date(anchorMs).toISOString(),
-          duration: `PT${Math.round(windowMs / 60000)}M`,
-        }),
+        stage(
+          protectionId,
+          'PROTECTION',
+          protectionStorage.id,
+          null,
+          protectionDays,
+          schedule.shown === 'null'
+            ? null
+            : {
+                frequency: schedule.shown === 'unknown-frequency' ? UNKNOWN_FREQUENCY : schedule.frequency,
+                interval,
+                startTime: new Date(anchorMs).toISOString(),
+                duration: `PT${Math.round(windowMs / 60000)}M`,
+              },
+        ),
       );
       if (extras.includes('REPLICATION')) {
         const id = uuidFrom(rng);
@@ -216,12 +226,13 @@ function makePolicies(rng: SeededRandom, size: EstateSize, startMs: number, dedu
       }
     }
     const createdMs = startMs - (400 - i * 7) * DAY_MS;
-    const baseName = active ? `${POLICY_NAMES[i % POLICY_NAMES.length]} ${assetType.toLowerCase().replace(/_/g, ' ')} ${schedule.frequency.toLowerCase()}` : 'Excluded assets';
+    const shownFrequency = schedule.shown === 'null' ? 'unscheduled' : schedule.shown === 'unknown-frequency' ? UNKNOWN_FREQUENCY.toLowerCase() : schedule.frequency.toLowerCase();
+    const baseName = active ? `${POLICY_NAMES[i % POLICY_NAMES.length]} ${assetType.toLowerCase().replace(/_/g, ' ')} ${shownFrequency}` : 'Excluded assets';
     policies.push({
       api: {
         id: uuidFrom(rng),
         name: i >= POLICY_NAMES.length ? `${baseName} ${i + 1}` : baseName,
-        description: active ? `Protects ${assetType} assets ${schedule.frequency.toLowerCase()}` : 'Assets deliberately left unprotected',
+        description: active ? `Protects ${assetType} assets ${shownFrequency}` : 'Assets deliberately left unprotected',
         type: active ? 'ACTIVE' : 'EXCLUDED',
         enabled: true,
         assetType,
@@ -235,6 +246,7 @@ function makePolicies(rng: SeededRandom, size: EstateSize, startMs: number, dedu
       periodMs,
       anchorMs,
       windowMs,
+      scheduleRpoMs: active && schedule.shown === 'schedule' ? periodMs + windowMs : null,
       retentionMs,
       stageIds,
       tierAfterMs,
@@ -248,12 +260,12 @@ function makePolicies(rng: SeededRandom, size: EstateSize, startMs: number, dedu
 
 /**
  * Retention is counted in whole days, so an hourly schedule keeps at least a
- * day's worth of copies: widen the interval (to a divisor of 24) until two
- * days or more of retention hold the wanted number of copies.
+ * day's worth of copies: widen the interval (to a divisor of 24) until one
+ * day of retention holds no more than the wanted number of copies.
  */
 function hourlyInterval(nominal: number, copies: number): number {
   const divisors = [1, 2, 3, 4, 6, 8, 12];
-  const fitting = divisors.filter((d) => d >= nominal && 24 / d <= Math.max(1, copies / 2));
+  const fitting = divisors.filter((d) => d >= nominal && 24 / d <= Math.max(1, copies));
   return fitting[0] ?? 12;
 }
 

@@ -44,6 +44,13 @@ export interface AssetSpec {
   deleted?: boolean;
 }
 
+/** The RPO settings the truth applies, as the exporter's `collection` section (in ms). */
+export interface RpoObjectives {
+  defaultRpoMs: number;
+  /** by policy name or id */
+  rpoByPolicy?: Readonly<Record<string, number>>;
+}
+
 export interface CopySpec {
   /** default: now */
   createTime?: Date;
@@ -187,6 +194,46 @@ export class ManagementEstate {
   policy(id: string): ProtectionPolicy | undefined {
     const p = this.state.policies.find((x) => x.api.id === id);
     return p ? policyView(this.state, p) : undefined;
+  }
+
+  /**
+   * The RPO the policy's PROTECTION schedule implies: one period plus the
+   * backup window its schedule shows. null when the stage shows no schedule an
+   * exporter can read (none, or an unknown frequency), for EXCLUDED policies
+   * and unknown ids.
+   */
+  scheduleRpoMs(policyId: string): number | null {
+    return this.state.policies.find((p) => p.api.id === policyId)?.scheduleRpoMs ?? null;
+  }
+
+  /**
+   * The RPO that applies to a protected asset, first match wins: the policy's
+   * entry in `objectives.rpoByPolicy` (by name, then id), what its schedule
+   * implies, `objectives.defaultRpoMs`. undefined for an asset that is not protected.
+   */
+  assetRpoMs(assetId: string, objectives: RpoObjectives): number | undefined {
+    const asset = this.state.assetById.get(assetId);
+    const policy = asset?.policy;
+    if (!asset || asset.api.deleted || asset.api.protectionStatus !== 'PROTECTED' || !policy) return undefined;
+    const byPolicy = objectives.rpoByPolicy ?? {};
+    if (Object.hasOwn(byPolicy, policy.api.name)) return byPolicy[policy.api.name];
+    if (Object.hasOwn(byPolicy, policy.api.id)) return byPolicy[policy.api.id];
+    return policy.scheduleRpoMs ?? objectives.defaultRpoMs;
+  }
+
+  /**
+   * Whether a protected asset's newest copy (the newer of lastAvailableCopyTime
+   * and its newest listed copy) is no older than its RPO (assetRpoMs) at
+   * `atMs` (default: the simulated now). false without any copy; undefined for
+   * an asset that is not protected.
+   */
+  withinRpo(assetId: string, objectives: RpoObjectives, atMs = this.nowMs()): boolean | undefined {
+    const rpoMs = this.assetRpoMs(assetId, objectives);
+    const asset = this.state.assetById.get(assetId);
+    if (rpoMs === undefined || !asset) return undefined;
+    const newestListed = asset.copies[asset.copies.length - 1]?.createMs ?? null;
+    const newest = Math.max(asset.lastCopyMs ?? -Infinity, newestListed ?? -Infinity);
+    return Number.isFinite(newest) && atMs - newest <= rpoMs;
   }
 
   /** the latest compliance result per asset and stage: the state the exporter reports */

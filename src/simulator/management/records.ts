@@ -30,6 +30,8 @@ export interface PolicyRecord {
   anchorMs: number;
   /** the schedule's window: assets' backups spread over it */
   windowMs: number;
+  /** the RPO the PROTECTION stage's schedule implies (period plus window); null when the stage shows none an exporter can read */
+  scheduleRpoMs: number | null;
   retentionMs: Partial<Record<StageType, number>>;
   stageIds: Partial<Record<StageType, string>>;
   /** PROTECTION copies move to the cloud tier this long after creation; 0 without a CLOUD_TIER stage */

@@ -192,7 +192,8 @@ export interface AuditEntry {
 }
 
 export interface StageSchedule {
-  frequency: 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY';
+  /** CONTINUOUS: a frequency the exporter does not know (catalog.ts UNKNOWN_FREQUENCY) */
+  frequency: 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'CONTINUOUS';
   interval: number;
   startTime: string;
   duration: string;

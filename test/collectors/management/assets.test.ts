@@ -72,11 +72,12 @@ describe('assets collector', () => {
       const labels = { target: h.target.name, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy };
       expect(info.get(asset.id)).toEqual({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
       expect(size.get(asset.id)).toEqual({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
-      const expectedRpo = asset.protectionStatus === 'PROTECTED' ? (policy === shortRpoPolicy ? 3600 : 86_400) : undefined;
-      expect(rpo.get(asset.id)?.value).toBe(expectedRpo);
+      // the configured policy's, else its schedule's (policy-rpo-sim.test.ts covers every source)
+      const expectedRpoMs = sim.estate.management.assetRpoMs(asset.id, { rpoByPolicy: settings.rpoByPolicy, defaultRpoMs: settings.defaultRpo });
+      expect(rpo.get(asset.id)?.value).toBe(expectedRpoMs === undefined ? undefined : expectedRpoMs / 1000);
     }
     expect([...rpo.values()].filter((s) => s.value === 3600).length).toBeGreaterThan(0);
-    expect([...rpo.values()].filter((s) => s.value === 86_400).length).toBeGreaterThan(0);
+    expect([...rpo.values()].filter((s) => s.value !== 3600).length).toBeGreaterThan(0);
     expect(counts(result, 'dataprotect_assets')).toEqual(truthCounts(false));
     // even the first run, before latest-copies ran, knows which assets have no copy at all
     expect(counts(result, 'dataprotect_assets_without_copy')).toEqual(truthCounts(true));

@@ -1,6 +1,6 @@
 /** Shared set-up of the management client and collector tests: a simulator, a client with short retry waits, collector runs on the simulator's clock. */
-import { ManagementClient } from '../../../src/clients/management/client';
 import type { Logger } from 'pino';
+import { ManagementClient } from '../../../src/clients/management/client';
 import type { RequestObserver } from '../../../src/clients/http';
 import type { CollectResult, CollectorDefinition } from '../../../src/collectors/types';
 import type { ExporterConfig, TargetConfig } from '../../../src/config/load';

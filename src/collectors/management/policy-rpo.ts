@@ -1,0 +1,123 @@
+/**
+ * The recovery point objective of a protection policy, derived from the
+ * schedule of its PROTECTION stage so that it follows the policy when an
+ * operator changes the schedule.
+ *
+ * Precedence, first match wins: `collection.rpoByPolicy` (policy name or id),
+ * the schedule, `collection.defaultRpo`.
+ *
+ * From the schedule: the period of the most frequent scheduled operation
+ * (HOURLY every N hours = N h, DAILY = N x 24 h, WEEKLY = N x 7 d, MONTHLY =
+ * N x 31 d: the longest month, so that no month ever looks late) plus a grace
+ * for the backup window: the schedule's `duration`, else `collection.rpoGrace`.
+ *
+ * A stage the exporter cannot read (no PROTECTION stage, no scheduled
+ * operation, an unknown frequency, a missing or malformed field) gives the
+ * default and a reason, which the protection-policies collector logs once per
+ * policy and reason: an unreadable policy never fails a collector.
+ */
+import type { ExporterConfig } from '../../config/load';
+import type { RpoGrace } from '../../config/schema';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+const FREQUENCY_MS: Readonly<Record<string, number>> = {
+  HOURLY: HOUR_MS,
+  DAILY: DAY_MS,
+  WEEKLY: 7 * DAY_MS,
+  MONTHLY: 31 * DAY_MS,
+};
+
+/**
+ * A share-of-period grace never goes below this. Copies are timed at the
+ * start of their backup, and an asset's copy only shows once its backup has
+ * finished and the service has catalogued it: for an hourly policy 25 % would
+ * be 15 minutes, shorter than the run of many backups, and the out-of-RPO
+ * alert would page for assets that are on schedule.
+ */
+export const MIN_SHARE_GRACE_MS = HOUR_MS;
+
+/** What the PROTECTION stage says about the policy's backups. */
+export type ProtectionSchedule =
+  | { readonly readable: true; readonly periodMs: number; /** the schedule's duration; null when it gives none */ readonly windowMs: number | null }
+  | { readonly readable: false; /** why, for the log (no values of the policy beyond field names and frequencies) */ readonly reason: string };
+
+export type RpoSource = 'config' | 'schedule' | 'default';
+
+export interface PolicyRpo {
+  readonly ms: number;
+  readonly source: RpoSource;
+}
+
+const ISO_DURATION = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
+
+/** An ISO 8601 duration of days, hours, minutes and seconds ("PT90M", "P1DT2H") in ms; undefined otherwise. */
+export function isoDurationMs(text: string): number | undefined {
+  const match = ISO_DURATION.exec(text);
+  if (!match || text === 'P' || text.endsWith('T')) return undefined;
+  const [, days, hours, minutes, seconds] = match;
+  return Number(days ?? 0) * DAY_MS + Number(hours ?? 0) * HOUR_MS + Number(minutes ?? 0) * 60_000 + Number(seconds ?? 0) * 1000;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** One operation's schedule: its period and window, or why it cannot be read. */
+function readSchedule(schedule: Record<string, unknown>): ProtectionSchedule {
+  const { frequency, interval, duration } = schedule;
+  if (typeof frequency !== 'string') return { readable: false, reason: 'a schedule without frequency' };
+  const unit = FREQUENCY_MS[frequency];
+  if (unit === undefined) return { readable: false, reason: `unknown schedule frequency ${JSON.stringify(frequency.slice(0, 40))}` };
+  if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1) return { readable: false, reason: `a ${frequency} schedule without a whole interval of at least 1` };
+  if (duration == null) return { readable: true, periodMs: unit * interval, windowMs: null };
+  const windowMs = typeof duration === 'string' ? isoDurationMs(duration) : undefined;
+  if (windowMs === undefined) return { readable: false, reason: `a ${frequency} schedule whose duration is not an ISO 8601 duration` };
+  return { readable: true, periodMs: unit * interval, windowMs };
+}
+
+/**
+ * The policy's backup schedule from its `stages`: the most frequent scheduled
+ * operation of its PROTECTION stage(s). Operations without a schedule (run by
+ * hand) are skipped; one schedule that cannot be read makes the whole stage
+ * unreadable, since it might be the most frequent one.
+ */
+export function readProtectionSchedule(stages: unknown): ProtectionSchedule {
+  if (!Array.isArray(stages)) return { readable: false, reason: 'no stages' };
+  let best: ProtectionSchedule | undefined;
+  let protectionStages = 0;
+  for (const stage of stages) {
+    if (!isRecord(stage) || stage.type !== 'PROTECTION') continue;
+    protectionStages += 1;
+    if (!Array.isArray(stage.operations)) return { readable: false, reason: 'a PROTECTION stage without operations' };
+    for (const operation of stage.operations) {
+      if (!isRecord(operation)) return { readable: false, reason: 'a PROTECTION operation that is not an object' };
+      if (operation.schedule == null) continue;
+      if (!isRecord(operation.schedule)) return { readable: false, reason: 'a schedule that is not an object' };
+      const schedule = readSchedule(operation.schedule);
+      if (!schedule.readable) return schedule;
+      if (!best?.readable || schedule.periodMs < best.periodMs) best = schedule;
+    }
+  }
+  if (protectionStages === 0) return { readable: false, reason: 'no PROTECTION stage' };
+  return best ?? { readable: false, reason: 'no scheduled PROTECTION operation' };
+}
+
+/** The grace added to a period when the schedule gives no duration. */
+export function graceMs(periodMs: number, grace: RpoGrace): number {
+  return grace.kind === 'fixed' ? grace.ms : Math.max(MIN_SHARE_GRACE_MS, periodMs * grace.share);
+}
+
+/** The RPO of one policy under the current settings (first match wins: config, schedule, default). */
+export function policyRpo(policy: { readonly id: string | null; readonly name: string }, schedule: ProtectionSchedule | undefined, settings: ExporterConfig['collection']): PolicyRpo {
+  const configured = configuredRpo(policy, settings);
+  if (configured !== undefined) return { ms: configured, source: 'config' };
+  if (schedule?.readable) return { ms: schedule.periodMs + (schedule.windowMs ?? graceMs(schedule.periodMs, settings.rpoGrace)), source: 'schedule' };
+  return { ms: settings.defaultRpo, source: 'default' };
+}
+
+function configuredRpo(policy: { readonly id: string | null; readonly name: string }, settings: ExporterConfig['collection']): number | undefined {
+  const byPolicy = settings.rpoByPolicy;
+  if (Object.hasOwn(byPolicy, policy.name)) return byPolicy[policy.name];
+  if (policy.id !== null && Object.hasOwn(byPolicy, policy.id)) return byPolicy[policy.id];
+  return undefined;
+}
