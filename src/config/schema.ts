@@ -39,6 +39,15 @@ const byteSize = z
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 ** 2;
 /**
+ * The most items one listing may return. The largest listings of a
+ * 50,000-asset estate are the activities and audit entries of the 24 h window
+ * and the compliance rows (one per asset and policy stage): a few per asset,
+ * 24 a day for an asset with hourly log backups, so a few hundred thousand.
+ * A million leaves them room and still ends a listing that never ends at
+ * 1,000 pages of the default page size.
+ */
+export const DEFAULT_MAX_LISTING_ITEMS = 1_000_000;
+/**
  * Bytes of response bodies buffered at once across all targets: a few large
  * pages of every target at once, and with the shipped 320 MB heap cap it
  * keeps the process inside a 512 MiB memory limit when every upstream streams
@@ -90,6 +99,8 @@ const targetSettings = z
     maxResponseBytes: byteSize.default(DEFAULT_MAX_RESPONSE_BYTES),
     /** page size for paged listings (the management service accepts up to 10000; storage requests ask at most 200) */
     pageSize: z.number().int().min(1).max(10_000).default(1000),
+    /** the most items one listing may return; its pages are bounded by maxListingItems / pageSize */
+    maxListingItems: z.number().int().min(1).default(DEFAULT_MAX_LISTING_ITEMS),
     /** storage targets: a single appliance (SYSTEM-ID 0) or a management center (systems discovered) */
     storageMode: z.enum(['appliance', 'center']).optional(),
     /** storage and replication targets: the seeds' paths and field names, the real products', or found at first contact (unset = auto) */
