@@ -107,13 +107,13 @@ export async function* randomPages<S extends z.ZodType>(
       ahead.delete(page);
       const { body, status } = await answer;
       const envelope = parseObject(randomEnvelope, body, spec.endpoint, status);
-      const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
       // Without page information the answer is the whole list (asking for page 2
       // of a service that ignores `page` would return the same items forever).
       const totalPages = envelope.page?.totalPages;
       if (totalPages != null && totalPages > maxPages(spec)) {
         throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
       }
+      const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
       const last = totalPages == null || page >= totalPages;
       if (!last && items.length === 0) {
         // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
