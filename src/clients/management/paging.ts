@@ -157,7 +157,7 @@ export async function* serialPages<S extends z.ZodType>(
     if (items.length > 0) yield items;
     if (next === 'END') return;
     if (items.length === 0) {
-      // A service that has nothing more yet does not end the listing would be asked forever.
+      // An empty page that does not end the listing: a service answering so would be asked forever.
       throw new ApiError('protocol', spec.endpoint, `serial paging: page ${page} is empty but its queryState is not END`, status);
     }
     if (next === 'BEGIN' || used.has(next)) {
