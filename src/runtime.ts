@@ -13,6 +13,12 @@ import { assignShards, resolveShardIndex } from './scheduler/sharding';
 import type { EstateEvents } from './collectors/types';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
+/**
+ * How long a shutdown waits for running collections before aborting their
+ * requests: a run about to finish still commits, and with the logouts (at most
+ * 5 s) the exit stays well inside the grace period of the shipped manifests (60 s).
+ */
+const SHUTDOWN_GRACE_MS = 5_000;
 
 interface ActiveTarget {
   runtime: TargetRuntime;
@@ -228,12 +234,18 @@ export class ExporterRuntime {
     await active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: name, err: error }, 'closing client failed'));
   }
 
-  /** Graceful shutdown: no new runs, wait for running ones, log out of every source. */
+  /**
+   * Graceful shutdown: no new runs, wait for running ones (their requests
+   * aborted after SHUTDOWN_GRACE_MS), log out of every source.
+   */
   async stop(): Promise<void> {
     this.scheduling = false;
-    await this.scheduler.stop();
-    // Jobs of a first round still going on are not in the scheduler yet.
-    await Promise.all([...this.targets.values()].map((target) => Promise.all(target.jobs.map((job) => job.stop()))));
+    const options = { abortAfterMs: SHUTDOWN_GRACE_MS };
+    // Jobs of a first round still going on are not in the scheduler yet: both are stopped at once.
+    await Promise.all([
+      this.scheduler.stop(options),
+      ...[...this.targets.values()].flatMap((target) => target.jobs.map((job) => job.stop(options))),
+    ]);
     await Promise.all(
       [...this.targets.values()].map((target) =>
         target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error }, 'closing client failed')),

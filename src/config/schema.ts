@@ -39,6 +39,15 @@ const byteSize = z
  */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 ** 2;
 /**
+ * The most items one listing may return. The largest listings of a
+ * 50,000-asset estate, scaled from the simulator's large estate (10,000
+ * assets, 100,000 activities a day, 1,000,000 audit entries over seven days),
+ * are the audit entries (about 700,000) and activities (about 500,000) of
+ * the 24 h window a first run reads. Two million leaves them room and still
+ * ends a listing that never ends at 2,000 pages of the default page size.
+ */
+export const DEFAULT_MAX_LISTING_ITEMS = 2_000_000;
+/**
  * Bytes of response bodies buffered at once across all targets: a few large
  * pages of every target at once, and with the shipped 320 MB heap cap it
  * keeps the process inside a 512 MiB memory limit when every upstream streams
@@ -90,6 +99,8 @@ const targetSettings = z
     maxResponseBytes: byteSize.default(DEFAULT_MAX_RESPONSE_BYTES),
     /** page size for paged listings (the management service accepts up to 10000; storage requests ask at most 200) */
     pageSize: z.number().int().min(1).max(10_000).default(1000),
+    /** the most items one listing may return; its pages are bounded by maxListingItems / pageSize */
+    maxListingItems: z.number().int().min(1).default(DEFAULT_MAX_LISTING_ITEMS),
     /** storage targets: a single appliance (SYSTEM-ID 0) or a management center (systems discovered) */
     storageMode: z.enum(['appliance', 'center']).optional(),
     /** storage and replication targets: the seeds' paths and field names, the real products', or found at first contact (unset = auto) */

@@ -50,6 +50,8 @@ export class CollectorJob {
    */
   private collectingSince: Date | undefined;
   private running: Promise<RunResult> | undefined;
+  /** aborts the current run's requests */
+  private runController: AbortController | undefined;
   private stopped = false;
 
   constructor(
@@ -113,9 +115,19 @@ export class CollectorJob {
    * round of its target, --once); resolves when the current run ends. For a
    * target that a reload removes or restarts, and for shutdown.
    */
-  async stop(): Promise<void> {
+  async stop(options: { abortAfterMs?: number } = {}): Promise<void> {
     this.stopped = true;
-    await this.settled();
+    // A run waiting on a source that hangs would hold the shutdown for its whole time limit
+    // (minutes), past a container's grace period: after abortAfterMs its requests are aborted.
+    const abort =
+      options.abortAfterMs === undefined || !this.running
+        ? undefined
+        : setTimeout(() => this.runController?.abort(new Error('the exporter is shutting down')), options.abortAfterMs);
+    try {
+      await this.settled();
+    } finally {
+      clearTimeout(abort);
+    }
   }
 
   /** Hands the run's events over; a forwarding problem is logged and never fails the run. */
@@ -136,6 +148,7 @@ export class CollectorJob {
       store.runStarted(target, this.name);
       const started = performance.now();
       const controller = new AbortController();
+      this.runController = controller;
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {

@@ -29,10 +29,13 @@ export class Scheduler {
     await stopping;
   }
 
-  /** Stops every schedule and job, then waits for the runs going on (graceful shutdown). */
-  async stop(): Promise<void> {
+  /**
+   * Stops every schedule and job, then waits for the runs going on (graceful
+   * shutdown), aborting their requests after `abortAfterMs`.
+   */
+  async stop(options: { abortAfterMs?: number } = {}): Promise<void> {
     const jobs = [...this.tasks.keys()];
-    const stopping = jobs.map((job) => job.stop());
+    const stopping = jobs.map((job) => job.stop(options));
     await Promise.all([...this.tasks.values()].map((task) => task.destroy()));
     this.tasks.clear();
     const running = jobs.filter((job) => job.isRunning);

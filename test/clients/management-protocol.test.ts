@@ -157,6 +157,83 @@ describe('management client: answers of the wrong shape', () => {
   });
 });
 
+describe('management client: listings that never end', () => {
+  const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
+  const clients: ManagementClient[] = [];
+  const clientWith = (overrides: Record<string, unknown>): ManagementClient => {
+    const client = makeClient(overrides);
+    clients.push(client);
+    return client;
+  };
+  beforeEach(() => {
+    requests.length = 0;
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  const sentTo = (path: string): string[] => requests.filter((r) => r.startsWith(`GET ${path}`));
+
+  it('serial: stops at an empty page whose queryState is not END, naming the endpoint', async () => {
+    let token = 0;
+    handler = () => ({ status: 200, body: { content: [], page: { queryState: `fresh-${token++}` } } });
+    await expect(collectAll(clientWith({}).assets())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/assets: serial paging: page 1 is empty but its queryState is not END',
+    });
+    expect(sentTo('/api/v2/assets')).toHaveLength(1);
+  });
+
+  it('serial: full pages with fresh tokens forever stop at maxListingItems / pageSize pages', async () => {
+    let token = 0;
+    handler = () => ({ status: 200, body: { content: [asset(`a${token}`), asset(`b${token}`)], page: { queryState: `fresh-${token++}` } } });
+    await expect(collectAll(clientWith({ maxListingItems: 10 }).assets())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/assets: serial paging did not reach END after 5 pages: more than 5 pages of 2, the bound maxListingItems (10) sets',
+    });
+    expect(sentTo('/api/v2/assets')).toHaveLength(5);
+  });
+
+  it('serial: a listing of exactly maxListingItems items is read whole', async () => {
+    let page = 0;
+    handler = () => {
+      page += 1;
+      return { status: 200, body: { content: [asset(`a${page}`), asset(`b${page}`)], page: { queryState: page === 5 ? 'END' : `fresh-${page}` } } };
+    };
+    expect(await collectAll(clientWith({ maxListingItems: 10 }).assets())).toHaveLength(10);
+  });
+
+  it('random: a billion pages claimed fail the listing at its first page', async () => {
+    handler = () => ({ status: 200, body: { content: [policy('p1'), policy('p2')], page: { number: 1, totalPages: 1_000_000_000 } } });
+    await expect(collectAll(clientWith({}).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: random paging: the service claims 1000000000 pages: more than 1000000 pages of 2, the bound maxListingItems (2000000) sets',
+    });
+    expect(sentTo('/api/v2/protection-policies')).toHaveLength(1);
+  });
+
+  it('random: stops at an empty page before totalPages', async () => {
+    handler = (url) => {
+      const page = Number(url.searchParams.get('page'));
+      const content = page === 1 ? [policy('p1'), policy('p2')] : [];
+      return { status: 200, body: { content, page: { number: page, totalPages: 3 } } };
+    };
+    await expect(collectAll(clientWith({ maxConcurrency: 1 }).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: random paging: page 2 is empty but the service claims 3 pages',
+    });
+    expect(sentTo('/api/v2/protection-policies')).toHaveLength(2);
+  });
+
+  it('random over 10,000 results: a count above maxListingItems fails before any range is read', async () => {
+    handler = () => ({ status: 200, body: { content: [policy('p1'), policy('p2')], page: { number: 1, totalPages: 25_000, totalElements: 50_000 } } });
+    await expect(collectAll(clientWith({ maxListingItems: 20_000, pageSize: 2 }).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: the service counts 50000 results: more than maxListingItems (20000)',
+    });
+    expect(sentTo('/api/v2/protection-policies')).toHaveLength(1);
+  });
+});
+
 async function first<T>(pages: AsyncGenerator<T[]>): Promise<T[]> {
   const next = await pages.next();
   await pages.return(undefined);

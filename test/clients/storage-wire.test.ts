@@ -161,6 +161,43 @@ describe('StorageClient on the wire', () => {
     expect(error.message).toContain('alert_list[1].severity');
   });
 
+  it('ends a list the server never ends: an empty page short of total_entries, a count or page count past maxListingItems', async () => {
+    const system = { id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' };
+    const alert = (id: number) => ({ id, severity: 'WARNING', class: 'Filesystem', status: 'active' });
+    const alertRequests = () => seen.filter((r) => r.url.includes('/alerts')).length;
+    const pageOf = (url: string): number => Number(new URL(url, 'http://x').searchParams.get('page'));
+    const bounded = clientFor(target({ pageSize: 2, maxListingItems: 6 }));
+    try {
+      handler = withDefaults((req) =>
+        req.url.includes('/alerts')
+          ? { status: 200, body: { alert_list: pageOf(req.url) === 0 ? [alert(1), alert(2)] : [], paging_info: { current_page: pageOf(req.url), total_entries: 5 } } }
+          : { status: 404 },
+      );
+      await expect(bounded.activeAlerts(system)).rejects.toMatchObject({ kind: 'protocol', message: '/rest/v1.0/store-systems/{id}/alerts: page 1 is empty after 2 of the 5 entries the server counts' });
+      expect(alertRequests()).toBe(2);
+
+      seen = [];
+      handler = withDefaults((req) =>
+        req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), alert(2)], paging_info: { current_page: pageOf(req.url), total_entries: 1_000_000_000 } } } : { status: 404 },
+      );
+      await expect(bounded.activeAlerts(system)).rejects.toMatchObject({ kind: 'protocol', message: '/rest/v1.0/store-systems/{id}/alerts: the server counts 1000000000 entries: more than maxListingItems (6)' });
+      expect(alertRequests()).toBe(1);
+
+      // one entry a page: within the count, but past the pages 6 entries of 2 take
+      seen = [];
+      handler = withDefaults((req) =>
+        req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(pageOf(req.url))], paging_info: { current_page: pageOf(req.url), total_entries: 6 } } } : { status: 404 },
+      );
+      await expect(bounded.activeAlerts(system)).rejects.toMatchObject({
+        kind: 'protocol',
+        message: '/rest/v1.0/store-systems/{id}/alerts: 3 entries after 3 pages: more than 3 pages of 2, the bound maxListingItems (6) sets',
+      });
+      expect(alertRequests()).toBe(3);
+    } finally {
+      await bounded.close();
+    }
+  });
+
   it('accepts unknown fields and enumeration values', async () => {
     handler = withDefaults((req) =>
       req.url.includes('/alerts')

@@ -42,6 +42,7 @@ describe('configuration', () => {
     expect(config.otlp).toEqual({ activities: { enabled: false }, auditLogs: { enabled: false }, backfill: 0, maxQueueSize: 10_000, timeout: 10_000 });
     const target = config.targets[0]!;
     expect(target.maxResponseBytes).toBe(64 * 1024 * 1024);
+    expect(target.maxListingItems).toBe(2_000_000);
     expect(target.tls.insecureSkipVerify).toBe(false);
     expect(target.maxConcurrency).toBe(4);
     expect(target.requestTimeout).toBe(30_000);
@@ -85,6 +86,15 @@ describe('configuration', () => {
       'collection.maxBufferedResponseBytes: "lots" is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)',
       'targets[0].maxResponseBytes: "0" is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)',
     ]);
+  });
+
+  it('reads maxListingItems per target and names the field of a bad one', () => {
+    const config = parseConfig({ targets: [{ ...minimalTarget, maxListingItems: 500_000 }] });
+    expect(config.targets[0]!.maxListingItems).toBe(500_000);
+    const problems = problemsOf(() => parseConfig({ targets: [{ ...minimalTarget, maxListingItems: 0 }, { ...minimalTarget, name: 'other', maxListingItems: 'many' }] }));
+    expect(problems).toHaveLength(2);
+    expect(problems[0]).toMatch(/^targets\[0\]\.maxListingItems: /);
+    expect(problems[1]).toMatch(/^targets\[1\]\.maxListingItems: /);
   });
 
   it('reports every mistake on its own line, naming the field path', () => {

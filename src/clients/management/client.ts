@@ -246,6 +246,7 @@ export class ManagementClient {
       path,
       schema,
       pageSize: options.pageSize ?? this.target.pageSize,
+      maxItems: this.target.maxListingItems,
       query: { filter: options.filter?.toString(), orderby: options.orderby },
     };
   }

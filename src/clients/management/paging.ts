@@ -15,6 +15,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../errors';
+import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
 import { parseItems, parseObject } from './schemas';
 
@@ -31,10 +32,14 @@ export interface ListSpec<S extends z.ZodType> {
   /** item schema */
   schema: S;
   pageSize: number;
+  /**
+   * The most items the listing may return (the target's maxListingItems): a
+   * paging loop must end even if the service never says so, and the page
+   * bound follows from it and the page size.
+   */
+  maxItems: number;
 }
 
-/** The most pages one listing may take: a paging loop must end even if the service never says so. */
-const MAX_PAGES = 100_000;
 /** The service's advice: no random paging over more resources than this. */
 export const RANDOM_PAGING_LIMIT = 10_000;
 
@@ -102,19 +107,25 @@ export async function* randomPages<S extends z.ZodType>(
       ahead.delete(page);
       const { body, status } = await answer;
       const envelope = parseObject(randomEnvelope, body, spec.endpoint, status);
-      const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
       // Without page information the answer is the whole list (asking for page 2
       // of a service that ignores `page` would return the same items forever).
       const totalPages = envelope.page?.totalPages;
-      const last = items.length === 0 || totalPages == null || page >= totalPages;
+      if (totalPages != null && totalPages > maxPages(spec)) {
+        throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
+      }
+      const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
+      const last = totalPages == null || page >= totalPages;
+      if (!last && items.length === 0) {
+        // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
+        throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
+      }
       const total = envelope.page?.totalElements;
       if (!last && total != null && total > RANDOM_PAGING_LIMIT) {
         // The next pages would reach past the 10,000th result, which the service refuses.
         throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
       }
       if (!last) {
-        if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `random paging did not end after ${MAX_PAGES} pages`);
-        known = Math.min(totalPages, MAX_PAGES);
+        known = totalPages;
         fill(); // before handing the items over: the next pages load while the caller works
       }
       if (items.length > 0) yield items;
@@ -145,10 +156,14 @@ export async function* serialPages<S extends z.ZodType>(
     const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
     if (items.length > 0) yield items;
     if (next === 'END') return;
+    if (items.length === 0) {
+      // An empty page that does not end the listing: a service answering so would be asked forever.
+      throw new ApiError('protocol', spec.endpoint, `serial paging: page ${page} is empty but its queryState is not END`, status);
+    }
     if (next === 'BEGIN' || used.has(next)) {
       throw new ApiError('protocol', spec.endpoint, `serial paging: the service returned queryState "${next.slice(0, 40)}" again; a token is never sent twice`, status);
     }
-    if (page >= MAX_PAGES) throw new ApiError('protocol', spec.endpoint, `serial paging did not reach END after ${MAX_PAGES} pages`);
+    if (page >= maxPages(spec)) throw tooManyPages(spec.endpoint, `serial paging did not reach END after ${page} pages`, spec, status);
     used.add(next);
     query = { pageSize: spec.pageSize, queryState: next };
   }

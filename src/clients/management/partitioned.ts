@@ -65,6 +65,10 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     yield* randomPages(servingFirst(fetchPage, probe.answer), whole, signal, concurrency);
     return;
   }
+  if (probe.total > whole.maxItems) {
+    // Ranges would read it all: a count past the bound fails before a single range is asked.
+    throw new ApiError('protocol', whole.endpoint, `the service counts ${probe.total} results: more than maxListingItems (${whole.maxItems})`, probe.answer.status);
+  }
   const { field, nullable } = listing.key;
   const pending: Array<KeyRange | 'null'> = split({ lo: 0, hi: KEY_SPACE }, probe.total);
   if (nullable) pending.push('null');

@@ -216,7 +216,7 @@ export class StorageClient {
       const body = await this.getJson(resource, signal, { ...query, page, size });
       const received = readPage(body, key, itemSchema, resource.endpoint, resource.path);
       items.push(...received.items);
-      page = nextPage(page, size, received, items.length, resource.endpoint);
+      page = nextPage(page, size, received, items.length, resource.endpoint, this.target.maxListingItems);
     }
     return items;
   }

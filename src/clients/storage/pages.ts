@@ -6,11 +6,9 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../errors';
+import { maxPages, tooManyPages } from '../listing-bound';
 import { describeIssues } from '../response';
 import { pagingInfoSchema, type PagingInfo } from './schemas';
-
-/** A guard against a server that never stops paging: this many pages is far beyond any estate. */
-export const MAX_PAGES = 10_000;
 
 const linkResponseSchema = z.object({
   code: z.number().optional(),
@@ -65,8 +63,11 @@ export function readPage<T extends z.ZodType>(body: unknown, key: string, itemSc
  * undefined when the list is complete. `collected` counts the items read so
  * far. Without paging_info a page shorter than `size` is the whole list; a
  * full page without paging_info is an error, since the rest cannot be found.
+ * A list ends within `maxItems` (the target's maxListingItems) and never at an
+ * empty page short of total_entries: a server that never stops paging is
+ * refused rather than asked forever.
  */
-export function nextPage(page: number, size: number, received: Page<unknown>, collected: number, endpoint: string): number | undefined {
+export function nextPage(page: number, size: number, received: Page<unknown>, collected: number, endpoint: string, maxItems: number): number | undefined {
   const { paging, items } = received;
   if (!paging) {
     if (items.length < size) return undefined;
@@ -75,8 +76,14 @@ export function nextPage(page: number, size: number, received: Page<unknown>, co
   if (paging.current_page !== undefined && paging.current_page !== page) {
     throw new ApiError('protocol', endpoint, `asked for page ${page} and got page ${paging.current_page}`);
   }
-  if (collected >= paging.total_entries || items.length === 0) return undefined;
-  if (page + 1 >= MAX_PAGES) throw new ApiError('protocol', endpoint, `more than ${MAX_PAGES} pages: giving up`);
+  if (paging.total_entries > maxItems) {
+    throw new ApiError('protocol', endpoint, `the server counts ${paging.total_entries} entries: more than maxListingItems (${maxItems})`);
+  }
+  if (collected >= paging.total_entries) return undefined;
+  if (items.length === 0) {
+    throw new ApiError('protocol', endpoint, `page ${page} is empty after ${collected} of the ${paging.total_entries} entries the server counts`);
+  }
+  if (page + 1 >= maxPages({ maxItems, pageSize: size })) throw tooManyPages(endpoint, `${collected} entries after ${page + 1} pages`, { maxItems, pageSize: size });
   return page + 1;
 }
 
