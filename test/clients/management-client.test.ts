@@ -10,6 +10,7 @@ import { collectAll } from '../../src/clients/management/paging';
 import type { RunningSimulator } from '../../src/simulator';
 import { eventually } from '../support/cli-process';
 import { silentLogger, simulatorTarget } from '../support/collect';
+import { recordSleeps } from '../support/sleeps';
 import { managementHarness, startManagementSimulator, type Harness } from '../collectors/management/helpers';
 
 const ASSETS = 450;
@@ -72,11 +73,10 @@ describe('management client against the simulator', () => {
   it('waits for Retry-After on 429 and 503 in the middle of serial paging, and the paging goes on', async () => {
     sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 1, times: 1, fault: { kind: 'status', status: 429, retryAfterSeconds: 1 } });
     sim.faults.add({ api: 'management', path: /^\/api\/v2\/assets$/, skip: 3, times: 1, fault: { kind: 'status', status: 503, retryAfterSeconds: 1 } });
-    const started = performance.now();
-    const assets = await collectAll(h.client.assets());
-    const elapsed = performance.now() - started;
+    const sleeps = recordSleeps();
+    const assets = await collectAll(h.client.assets()).finally(() => sleeps.restore());
     expect(assets.map((a) => a.id)).toEqual(sim.estate.management.assets().map((a) => a.id));
-    expect(elapsed).toBeGreaterThanOrEqual(1900);
+    expect(sleeps.delays).toEqual([1000, 1000]); // each Retry-After, longer than the first backoff step
     expect(codes('/api/v2/assets').filter((c) => c !== '200').sort()).toEqual(['429', '503']);
     expect(assetListRequests()).toBe(Math.ceil(ASSETS / 100) + 2);
   });
@@ -93,15 +93,13 @@ describe('management client against the simulator', () => {
 
   it('ends a hanging request at the collector signal, or at the per-request time limit', async () => {
     sim.faults.add({ api: 'management', path: '/api/v2/audit-logs', fault: { kind: 'hang' } });
-    let started = performance.now();
+    // The error's kind says which limit ended the request; the request counts, that an abort is not retried.
     await expect(collectAll(h.client.auditLogs({}, AbortSignal.timeout(300)))).rejects.toMatchObject({ kind: 'aborted' });
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(h.requests.filter((r) => r.endpoint === '/api/v2/audit-logs').map((r) => r.code)).toEqual(['error']);
 
     const impatient = managementHarness(sim, { requestTimeout: '300ms', maxAttempts: 2 });
     try {
-      started = performance.now();
       await expect(collectAll(impatient.client.auditLogs())).rejects.toMatchObject({ kind: 'timeout' });
-      expect(performance.now() - started).toBeLessThan(3000);
       expect(impatient.requests.filter((r) => r.endpoint === '/api/v2/audit-logs').map((r) => r.code)).toEqual(['error', 'error']);
     } finally {
       await impatient.client.close();
