@@ -240,8 +240,8 @@ describe('HTTP endpoints', () => {
       expect((await fetch(`${base}/healthz`)).status).toBe(200);
       expect((await fetch(`${base}/readyz`)).status).toBe(503);
       release();
-      for (let i = 0; i < 100 && (await fetch(`${base}/readyz`)).status !== 200; i++) await new Promise((r) => setTimeout(r, 20));
-      expect((await fetch(`${base}/readyz`)).status).toBe(200);
+      // ready once the released first round has finished, however long that takes (the test's time limit bounds it)
+      while ((await fetch(`${base}/readyz`)).status !== 200) await new Promise((r) => setTimeout(r, 20));
       const metrics = await fetch(`${base}/metrics`);
       expect(metrics.headers.get('content-type')).toContain('text/plain; version=0.0.4');
       const text = await metrics.text();
