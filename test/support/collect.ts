@@ -48,6 +48,8 @@ export async function runCollector<K extends TargetKind, S>(
     settings?: Partial<ExporterConfig['collection']>;
     now?: () => Date;
     timeoutMs?: number;
+    /** what the scheduler tells the collector of its time limit; absent unless given */
+    timeLimit?: { readonly totalMs: number; leftMs(): number };
   },
 ): Promise<CollectResult<S>> {
   const shared = options.shared ?? new Map<string, unknown>();
@@ -63,6 +65,7 @@ export async function runCollector<K extends TargetKind, S>(
         state: options.state,
         shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
         now: options.now ?? (() => new Date()),
+        ...(options.timeLimit ? { timeLimit: options.timeLimit } : {}),
       },
       controller.signal,
     );

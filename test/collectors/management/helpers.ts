@@ -32,7 +32,13 @@ export function run<S>(
   definition: CollectorDefinition<'management', S>,
   sim: RunningSimulator,
   harness: Harness,
-  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number } = {},
+  options: {
+    state?: S;
+    shared?: Map<string, unknown>;
+    settings?: Partial<ExporterConfig['collection']>;
+    timeoutMs?: number;
+    timeLimit?: { readonly totalMs: number; leftMs(): number };
+  } = {},
 ): Promise<CollectResult<S>> {
   return runCollector(definition, {
     target: harness.target,
