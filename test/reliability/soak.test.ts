@@ -34,6 +34,7 @@ describe('soak: random faults, a moving clock and a restart', () => {
       expect(report.faultsInjected).toBeGreaterThan(ROUNDS / 5);
       expect(report.failedRuns).toBeGreaterThan(10);
       expect(report.unhandled).toEqual([]);
+      note(`soak: ${report.cleanRoundRepeats} fault-free round(s) repeated after a failed run`);
 
       // Something was counted (else equality with the truth proves little).
       const finalActivities = report.final.counters[0] as CounterCheck;
