@@ -1,8 +1,9 @@
 /**
  * Every metric family the exporter publishes: the single source for the
  * exposition (HELP/TYPE lines), the label checks and docs/metrics.md.
- * Names, labels and meanings of ../shared/metrics-contract.md are a public
- * interface: never rename them.
+ * This is the metric contract: names, labels and meanings are a public
+ * interface that dashboards, rules and users' queries depend on. Add
+ * families; never rename or relabel one (test/docs/public-metrics.ts).
  */
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 

@@ -13,7 +13,7 @@
 /** Wall time of one slice (ms): a scrape waits at most about this long for collection work. */
 export const SLICE_MS = 8;
 /** The clock is read once per this many due() calls: a check per item would cost more than the items. */
-const CHECK_EVERY = 32;
+export const CHECK_EVERY = 32;
 
 /** One turn of the event loop: pending I/O callbacks (an incoming scrape) run before the work goes on. */
 export function yieldToEventLoop(): Promise<void> {
@@ -26,20 +26,26 @@ export function yieldToEventLoop(): Promise<void> {
  *   if (slices.due()) await slices.next();
  */
 export class TimeSlices {
-  private started = performance.now();
+  private started: number;
   private calls = 0;
 
-  constructor(private readonly sliceMs: number = SLICE_MS) {}
+  /** `clock` gives monotonic milliseconds; tests pass one that moves with the work done, not with the machine's load. */
+  constructor(
+    private readonly sliceMs: number = SLICE_MS,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.started = clock();
+  }
 
   /** Whether the current slice is used up (true at most once per CHECK_EVERY calls). */
   due(): boolean {
     if (++this.calls % CHECK_EVERY !== 0) return false;
-    return performance.now() - this.started >= this.sliceMs;
+    return this.clock() - this.started >= this.sliceMs;
   }
 
   /** Yields to the event loop and starts the next slice. */
   async next(): Promise<void> {
     await yieldToEventLoop();
-    this.started = performance.now();
+    this.started = this.clock();
   }
 }

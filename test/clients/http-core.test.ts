@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { HttpCore, type HttpCoreOptions } from '../../src/clients/http';
 import type { ApiError } from '../../src/clients/errors';
 import { ResponseBudget, type BudgetedBody } from '../../src/clients/response-budget';
+import { recordSleeps } from '../support/sleeps';
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -63,10 +64,10 @@ describe('HttpCore', () => {
   it('retries a 503 after its Retry-After and records each attempt under the path template', async () => {
     start(json(503, { reason: 'busy' }, { 'retry-after': '1' }), json(200, { ok: true }));
     const { http, events } = core();
-    const began = Date.now();
-    const response = await http.request(get);
+    const sleeps = recordSleeps();
+    const response = await http.request(get).finally(() => sleeps.restore());
     expect(response.status).toBe(200);
-    expect(Date.now() - began).toBeGreaterThanOrEqual(950);
+    expect(sleeps.delays).toEqual([1000]); // the first backoff step is under 10 ms: the whole second is Retry-After's
     expect(events).toEqual([
       { code: '503', endpoint: '/api/x/{id}' },
       { code: '200', endpoint: '/api/x/{id}' },
@@ -88,9 +89,9 @@ describe('HttpCore', () => {
   it('does not wait for a Retry-After longer than its retry budget', async () => {
     start(json(503, {}, { 'retry-after': '3600' }), json(200, {}));
     const { http } = core({ maxRetryWaitMs: 2000 });
-    const began = Date.now();
-    expect((await http.request(get)).status).toBe(503);
-    expect(Date.now() - began).toBeLessThan(1000);
+    const sleeps = recordSleeps();
+    expect((await http.request(get).finally(() => sleeps.restore())).status).toBe(503);
+    expect(sleeps.delays).toEqual([]);
     expect(received).toBe(1);
     await http.close();
   });

@@ -4,6 +4,7 @@ import { ApiError } from '../../src/clients/errors';
 import type { RequestObserver } from '../../src/clients/http';
 import type { TargetConfig } from '../../src/config/load';
 import { silentLogger, simulatorTarget } from '../support/collect';
+import { recordSleeps } from '../support/sleeps';
 
 const SMALL = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 60, replicationClusters: 3, storageSystems: 1 };
 
@@ -69,10 +70,10 @@ describe('ReplicationClient against the simulated plugin', () => {
 
   it('honours Retry-After on 429 and succeeds, recording each attempt by path template', async () => {
     sim.faults.add({ api: 'replication', path: '/api/v1/vms', times: 1, fault: { kind: 'status', status: 429, retryAfterSeconds: 1 } });
-    const started = Date.now();
-    const vms = await client.vms({ fields: ['id'] });
-    // The first backoff step alone is under 500 ms: waiting a full second means Retry-After was followed.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
+    const sleeps = recordSleeps();
+    const vms = await client.vms({ fields: ['id'] }).finally(() => sleeps.restore());
+    // The first backoff step alone is under 500 ms: a wait of a full second is Retry-After's.
+    expect(sleeps.delays).toEqual([1000]);
     expect(vms).toHaveLength(sim.estate.replication.vms.length);
     expect(events.map((e) => [e.endpoint, e.code])).toEqual([
       ['/api/v1/vms', '429'],

@@ -4,7 +4,7 @@
  * file is rejected with a log line while the running configuration keeps
  * serving; targets are added and removed without touching the others.
  */
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, watch, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
@@ -128,6 +128,9 @@ describe('ConfigReloader', () => {
     const file = join(dir, 'burst.yaml');
     writeFileSync(file, valid(['a']));
     const applied: string[][] = [];
+    // Fake timers: the debounce moves only when the test moves the clock, so a slow machine
+    // cannot stretch a gap between two writes past it. File events and setImmediate stay real.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
     const reloader = new ConfigReloader({
       file,
       read,
@@ -139,22 +142,42 @@ describe('ConfigReloader', () => {
       debounceMs: 150,
     });
     reloader.watch();
+    // A second watch on the directory: libuv hands each event to every watch of the directory
+    // in one go, so once this one has seen it and the loop has turned, the reloader has too.
+    let events = 0;
+    const observer = watch(dir, { persistent: false }, () => (events += 1));
+    const turn = () => new Promise((resolve) => setImmediate(resolve));
+    const write = async (path: string, text: string): Promise<void> => {
+      const before = events;
+      writeFileSync(path, text);
+      while (events === before) await turn();
+      await turn();
+    };
     try {
       for (let i = 0; i < 5; i++) {
-        writeFileSync(file, valid(['a', `b${i}`]));
-        await new Promise((resolve) => setTimeout(resolve, 20));
+        await write(file, valid(['a', `b${i}`]));
+        await jest.advanceTimersByTimeAsync(100); // less than the debounce: the next write restarts it
       }
-      await eventually(() => applied.length > 0, 5_000, 'a reload');
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await jest.advanceTimersByTimeAsync(49);
+      await turn();
+      expect(applied).toEqual([]); // 149 ms after the last write
+      while (applied.length === 0) {
+        await jest.advanceTimersByTimeAsync(1);
+        await turn();
+      }
       expect(applied).toEqual([['a', 'b4']]);
-      writeFileSync(file, valid(['a', 'b4'])); // same text: no reload
-      writeFileSync(join(dir, 'unrelated.txt'), 'x'); // another file of the directory
-      await new Promise((resolve) => setTimeout(resolve, 500));
+
+      await write(file, valid(['a', 'b4'])); // same text: no reload
+      await write(join(dir, 'unrelated.txt'), 'x'); // another file of the directory
+      await jest.advanceTimersByTimeAsync(1_000);
+      await turn();
       expect(applied).toHaveLength(1);
       expect(await reloader.reload('SIGHUP')).toBe('applied'); // SIGHUP always re-applies
       expect(applied).toHaveLength(2);
     } finally {
+      observer.close();
       await reloader.close();
+      jest.useRealTimers();
     }
   });
 

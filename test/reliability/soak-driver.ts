@@ -115,6 +115,7 @@ export interface SoakReport {
   /** fault-free rounds repeated because a collector failed in them anyway (a request time limit on a loaded machine) */
   repeatedRounds: number;
   final: { counters: CounterCheck[]; windows: CounterCheck[] };
+  /** fault-free rounds run again because a collector run failed in them (a time limit on a loaded machine) */
   simulatedHours: number;
   seconds: number;
 }

@@ -44,6 +44,11 @@ function collectors(calls: Call[], gate: Promise<void>, gated: (target: string, 
 
 const tick = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Resolves once `condition` holds, however long the machine takes (the test's time limit bounds it). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await tick(5);
+}
+
 describe('reload while a target is in its first round', () => {
   let rejections: unknown[];
   const onRejection = (reason: unknown): void => void rejections.push(reason);
@@ -66,12 +71,12 @@ describe('reload while a target is in its first round', () => {
       collectorsFor: () => collectors(calls, gate, (_, url) => url === oldUrl),
     });
     runtime.start();
-    await tick(20); // the old `first` is waiting
+    await until(() => calls.length === 1); // the old `first` is waiting
     const applying = runtime.applyConfig(config(newUrl, ['t']));
     await tick(20);
     release();
     expect(await applying).toEqual({ added: [], removed: [], restarted: ['t'], rescheduled: [] });
-    await tick(100); // the new round ends
+    await until(() => runtime.store.get('t', 'third')?.lastRunEndAt !== undefined); // the new round ends
     await runtime.stop();
     expect(calls.filter((call) => call.url === oldUrl).map((call) => call.collector)).toEqual(['first']);
     expect(calls.filter((call) => call.url === newUrl).map((call) => call.collector)).toEqual(['first', 'second', 'third']);
@@ -93,12 +98,12 @@ describe('reload while a target is in its first round', () => {
       collectorsFor: () => collectors(calls, gate, (target) => target === 'gone'),
     });
     runtime.start();
-    await tick(20);
+    await until(() => calls.some((call) => call.target === 'gone')); // the gone target's `first` is waiting
     const applying = runtime.applyConfig(config(url, ['keep']));
     await tick(20);
     release();
     expect(await applying).toEqual({ added: [], removed: ['gone'], restarted: [], rescheduled: [] });
-    await tick(100);
+    await until(() => runtime.store.get('keep', 'third')?.lastRunEndAt !== undefined); // the kept target's round ends
     await runtime.stop();
     expect(calls.filter((call) => call.target === 'gone').map((call) => call.collector)).toEqual(['first']);
     expect(calls.filter((call) => call.target === 'keep').map((call) => call.collector)).toEqual(['first', 'second', 'third']);
@@ -115,7 +120,7 @@ describe('reload while a target is in its first round', () => {
       collectorsFor: () => collectors(calls, gate, () => true),
     });
     runtime.start();
-    await tick(20);
+    await until(() => calls.length === 1); // `first` is waiting
     const stopping = runtime.stop();
     await tick(20);
     release();

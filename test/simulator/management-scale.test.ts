@@ -1,9 +1,10 @@
 /**
  * The benchmark-sized management estate (10,000 assets x 20 copies, 100,000
- * activities a day, a million audit entries): generated in seconds and served
- * a page of 1,000 in tens of milliseconds. The timings are printed for the
- * record; only generous bounds are asserted (speed targets belong to
- * `npm run bench`, not to unit tests on a loaded CI machine).
+ * activities a day, a million audit entries): generated with the sizes asked
+ * for, served in pages of 1,000, and evolved by its clock. How fast is the
+ * benchmark's business (`npm run bench:requests` prints the generation time
+ * and each collector's; `npm run bench` the whole exporter's), not a unit
+ * test's on a shared machine.
  */
 import { SimulatedClock } from '../../src/simulator/core/clock';
 import type { SimContext } from '../../src/simulator/core/context';
@@ -21,16 +22,11 @@ let estate: ManagementEstate;
 let clock: SimulatedClock;
 let server: ApiServer;
 let token: string;
-let generationMs: number;
-const timings: string[] = [];
 
 beforeAll(async () => {
   clock = new SimulatedClock(START);
   const random = new SeededRandom(2026);
-  const started = performance.now();
   estate = createManagementEstate(random, SIZE, clock);
-  generationMs = performance.now() - started;
-  timings.push(`generation: ${generationMs.toFixed(0)} ms, heap used ${(process.memoryUsage().heapUsed / 1e6).toFixed(0)} MB`);
   const faults = new Faults();
   const ctx: SimContext = { clock, faults, random, username: 'admin', password: 'pw', tokenTtlSeconds: 28_800 };
   server = await startApiServer({ api: 'management', app: createManagementApp(estate, ctx), faults, stats: new Stats(), errorBody: managementErrorBody });
@@ -40,25 +36,17 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  process.stdout.write(`management estate at benchmark size:\n  ${timings.join('\n  ')}\n`);
 });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-async function timed(label: string, path: string): Promise<any> {
-  const started = performance.now();
+async function served(label: string, path: string): Promise<any> {
   const res = await fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });
   const text = await res.text();
-  const ms = performance.now() - started;
-  timings.push(`${label}: ${ms.toFixed(0)} ms, ${(text.length / 1e6).toFixed(1)} MB`);
   expect([label, res.status]).toEqual([label, 200]);
-  const body = JSON.parse(text);
-  // generous: a page of 1,000 takes tens of milliseconds; only a pathological slowdown fails this
-  expect(ms).toBeLessThan(10_000);
-  return body;
+  return JSON.parse(text);
 }
 
-it('generates the benchmark estate within a generous bound, with the sizes asked for', () => {
-  expect(generationMs).toBeLessThan(60_000);
+it('generates the benchmark estate with the sizes asked for', () => {
   expect(estate.assets()).toHaveLength(10_000);
   expect(estate.copyCount()).toBeGreaterThan(10_000 * 20 * 0.75);
   expect(estate.copyCount()).toBeLessThan(10_000 * 20 * 1.25);
@@ -68,19 +56,19 @@ it('generates the benchmark estate within a generous bound, with the sizes asked
 });
 
 it('serves pages of 1,000 from it', async () => {
-  const assets = await timed('assets, random page of 1000', '/api/v2/assets?page=3&pageSize=1000');
+  const assets = await served('assets, random page of 1000', '/api/v2/assets?page=3&pageSize=1000');
   expect(assets.content).toHaveLength(1000);
-  const serialAssets = await timed('assets, serial first page of 1000', '/api/v2/assets?queryState=BEGIN&pageSize=1000');
+  const serialAssets = await served('assets, serial first page of 1000', '/api/v2/assets?queryState=BEGIN&pageSize=1000');
   expect(serialAssets.content).toHaveLength(1000);
   const since = new Date(START.getTime() - 12 * 3_600_000).toISOString();
   const activityFilter = encodeURIComponent(`classType in ("JOB","JOB_GROUP") and startTime ge "${since}"`);
-  const activities = await timed('activities, serial page of 1000 (class + time filter)', `/api/v2/activities?queryState=BEGIN&pageSize=1000&filter=${activityFilter}`);
+  const activities = await served('activities, serial page of 1000 (class + time filter)', `/api/v2/activities?queryState=BEGIN&pageSize=1000&filter=${activityFilter}`);
   expect(activities.content).toHaveLength(1000);
-  await timed('activities, next serial page', `/api/v2/activities?queryState=${activities.page.queryState}`);
-  await timed('activities, serial page of 1000 again (warm)', `/api/v2/activities?queryState=BEGIN&pageSize=1000&filter=${activityFilter}`);
-  await timed('assets, random page of 1000 again (warm)', '/api/v2/assets?page=4&pageSize=1000');
+  await served('activities, next serial page', `/api/v2/activities?queryState=${activities.page.queryState}`);
+  await served('activities, serial page of 1000 again (warm)', `/api/v2/activities?queryState=BEGIN&pageSize=1000&filter=${activityFilter}`);
+  await served('assets, random page of 1000 again (warm)', '/api/v2/assets?page=4&pageSize=1000');
   const auditFilter = encodeURIComponent(`changedTime ge "${new Date(START.getTime() - 3 * 86_400_000).toISOString()}"`);
-  const audit = await timed('audit-logs, serial page of 1000 (changedTime filter)', `/api/v2/audit-logs?queryState=BEGIN&pageSize=1000&filter=${auditFilter}`);
+  const audit = await served('audit-logs, serial page of 1000 (changedTime filter)', `/api/v2/audit-logs?queryState=BEGIN&pageSize=1000&filter=${auditFilter}`);
   expect(audit.content).toHaveLength(1000);
   // a batch of 100 ids, the filter alone (strict REST validation refuses page and pageSize): the default page holds it
   const ids = estate
@@ -88,20 +76,16 @@ it('serves pages of 1,000 from it', async () => {
     .slice(5000, 5100)
     .map((a) => `"${a.id}"`)
     .join(',');
-  const latest = await timed('latest-copies for 100 assets', `/api/v2/latest-copies?filter=${encodeURIComponent(`assetId in (${ids})`)}`);
+  const latest = await served('latest-copies for 100 assets', `/api/v2/latest-copies?filter=${encodeURIComponent(`assetId in (${ids})`)}`);
   expect(latest.content.length).toBeGreaterThan(80);
-  const metrics = await timed('copy-metrics, page of 1000', '/api/v2/copy-metrics?page=2&pageSize=1000');
+  const metrics = await served('copy-metrics, page of 1000', '/api/v2/copy-metrics?page=2&pageSize=1000');
   expect(metrics.content).toHaveLength(1000);
-  const compliance = await timed('compliance-details, page of 1000', '/api/v2/compliance-details?pageSize=1000');
+  const compliance = await served('compliance-details, page of 1000', '/api/v2/compliance-details?pageSize=1000');
   expect(compliance.content).toHaveLength(1000);
 });
 
-it('evolves an hour of the benchmark estate quickly', () => {
+it('evolves an hour of the benchmark estate', () => {
   const before = estate.activityCount();
-  const started = performance.now();
   clock.advance(3_600_000);
-  const ms = performance.now() - started;
-  timings.push(`clock.advance(1 h): ${ms.toFixed(0)} ms (${estate.activityCount() - before} new activities)`);
   expect(estate.activityCount() - before).toBeGreaterThan(3000);
-  expect(ms).toBeLessThan(30_000);
 });

@@ -52,6 +52,8 @@ export async function runCollector<K extends TargetKind, S>(
     timeoutMs?: number;
     /** default: silent */
     logger?: Logger;
+    /** what the scheduler tells the collector of its time limit; absent unless given */
+    timeLimit?: { readonly totalMs: number; leftMs(): number };
   },
 ): Promise<CollectResult<S>> {
   const now = options.now ?? (() => new Date());
@@ -69,6 +71,7 @@ export async function runCollector<K extends TargetKind, S>(
         shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
         now,
         collectingSince: options.collectingSince ?? now(),
+        ...(options.timeLimit ? { timeLimit: options.timeLimit } : {}),
       },
       controller.signal,
     );

@@ -33,7 +33,15 @@ export function run<S>(
   definition: CollectorDefinition<'management', S>,
   sim: RunningSimulator,
   harness: Harness,
-  options: { state?: S; shared?: Map<string, unknown>; settings?: Partial<ExporterConfig['collection']>; timeoutMs?: number; collectingSince?: Date; logger?: Logger } = {},
+  options: {
+    state?: S;
+    shared?: Map<string, unknown>;
+    settings?: Partial<ExporterConfig['collection']>;
+    timeoutMs?: number;
+    collectingSince?: Date;
+    logger?: Logger;
+    timeLimit?: { readonly totalMs: number; leftMs(): number };
+  } = {},
 ): Promise<CollectResult<S>> {
   return runCollector(definition, {
     target: harness.target,
