@@ -7,7 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { HttpCore, type HttpCoreOptions } from '../../src/clients/http';
 import type { ApiError } from '../../src/clients/errors';
-import { ResponseBudget, type BudgetedBody } from '../../src/clients/response-budget';
+import { PeakBudget, writeEndlessBody as endless } from '../support/endless-body';
 import { recordSleeps } from '../support/sleeps';
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void;
@@ -176,26 +176,3 @@ describe('HttpCore', () => {
     await Promise.all([hostile.close(), healthy.close()]);
   });
 });
-
-/** A body that never ends: 16 KiB chunks as fast as the client reads them, until it stops. */
-const endless: Step = (_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json' });
-  const chunk = ' '.repeat(16 * 1024);
-  const write = (): void => {
-    while (res.write(chunk));
-    res.once('drain', write);
-  };
-  res.on('close', () => res.removeAllListeners('drain'));
-  res.write('[');
-  write();
-};
-
-/** Records the most bytes ever held, to assert the bound by bytes counted rather than by RSS. */
-class PeakBudget extends ResponseBudget {
-  peak = 0;
-  override take(body: BudgetedBody, bytes: number): boolean {
-    const taken = super.take(body, bytes);
-    this.peak = Math.max(this.peak, this.usedBytes);
-    return taken;
-  }
-}

@@ -8,36 +8,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../../src/config/load';
 import { ExporterRuntime } from '../../src/runtime';
-import { ResponseBudget, type BudgetedBody } from '../../src/clients/response-budget';
+import { PeakBudget, writeEndlessBody } from '../support/endless-body';
 import { startSimulator, type RunningSimulator } from '../../src/simulator';
 import { silentLogger } from '../support/collect';
 
 const BUDGET = 1024 * 1024;
 const HOSTILE_TARGETS = 4;
-
-class PeakBudget extends ResponseBudget {
-  peak = 0;
-  override take(body: BudgetedBody, bytes: number): boolean {
-    const taken = super.take(body, bytes);
-    this.peak = Math.max(this.peak, this.usedBytes);
-    return taken;
-  }
-}
-
-/** answers every request with 200 and a JSON array that never closes */
-function endlessServer(): Server {
-  return createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    const chunk = `${'{"id":"x"},'.repeat(1500)}`;
-    const write = (): void => {
-      while (res.write(chunk));
-      res.once('drain', write);
-    };
-    res.on('close', () => res.removeAllListeners('drain'));
-    res.write('[');
-    write();
-  });
-}
 
 describe('bodies that never end', () => {
   let sim: RunningSimulator;
@@ -46,7 +22,7 @@ describe('bodies that never end', () => {
 
   beforeAll(async () => {
     sim = await startSimulator({ seed: 3, size: { assets: 5, replicatedVms: 40, replicationClusters: 2, storageSystems: 1 } });
-    server = endlessServer();
+    server = createServer(writeEndlessBody);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     hostileUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
