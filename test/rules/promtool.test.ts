@@ -7,10 +7,10 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { stringify } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { parseThresholds, renderRules, TEMPLATE_FILE, THRESHOLDS_FILE, type Thresholds } from '../../scripts/build-rules';
 import { checkRules, promtoolPath, runPromtool, testRules } from './promtool';
-import { loadRuleTest, RULE_TESTS_DIR, ruleFiles, ruleTestFiles } from './rules-files';
+import { loadGroups, loadRuleTest, RULE_TESTS_DIR, ruleFiles, ruleTestFiles } from './rules-files';
 
 describe('promtool', () => {
   it('is installed', () => {
@@ -41,6 +41,17 @@ describe('promtool', () => {
     expect(ruleTestFiles().map((file) => path.basename(file)).sort()).toEqual(
       expect.arrayContaining(['activities.test.yml', 'exporter.test.yml', 'protection.test.yml', 'replication.test.yml', 'sla.test.yml', 'storage.test.yml']),
     );
+  });
+
+  // promtool evaluates the groups of one step in a random order unless told: an alert reading a
+  // recorded series would see this step's value in one run and the previous step's in the next.
+  it.each(ruleTestFiles().map((file) => [path.basename(file), file]))('%s orders every group, recordings first', (_name, file) => {
+    const groups = ruleFiles().flatMap((rules) => loadGroups(rules));
+    const order = (parse(readFileSync(file, 'utf8')) as { group_eval_order?: string[] }).group_eval_order ?? [];
+    expect([...order].sort()).toEqual(groups.map((group) => group.name).sort());
+    const recording = new Set(groups.filter((group) => group.rules.every((rule) => 'record' in rule)).map((group) => group.name));
+    const firstAlerting = order.findIndex((name) => !recording.has(name));
+    expect(order.slice(firstAlerting).filter((name) => recording.has(name))).toEqual([]);
   });
 
   it.concurrent.each(ruleTestFiles().map((file) => [path.basename(file)]))('test rules passes %s', async (file) => {
