@@ -29,8 +29,6 @@ ENV NODE_ENV=production
 # JSON of a cold round is then scavenged (and promoted) so often that it costs
 # about 2-3 s more CPU per round on that estate and a slower /metrics under load;
 # 16 MB semi-spaces avoid that and keep the peak RSS under 400 MB.
-# The exporter sets V8's old-generation growing factor itself (src/heap-policy.ts:
-# --heap-growing-percent is not accepted in NODE_OPTIONS).
 ENV NODE_OPTIONS="--max-old-space-size=320 --max-semi-space-size=16"
 WORKDIR /app
 COPY --from=production-deps /app/node_modules ./node_modules

@@ -16,17 +16,6 @@ export default tseslint.config(
     },
   },
   {
-    // A label set made by spreading another object gets a hidden class of its own on Node 20:
-    // tens of thousands of series then kept megabytes of them alive (docs/performance.md).
-    files: ['src/**/*.ts'],
-    rules: {
-      'no-restricted-syntax': ['error', {
-        selector: "Property[key.name='labels'] > ObjectExpression > SpreadElement",
-        message: 'Write the label set out instead of spreading an object into it (docs/performance.md, "Sixth look").',
-      }],
-    },
-  },
-  {
     files: ['src/exporters/**/*.ts', 'test/**/*.ts', 'bench/**/*.ts'],
     rules: { 'no-restricted-imports': 'off' },
   },

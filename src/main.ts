@@ -4,10 +4,7 @@
  * before the modules it instruments are loaded, so everything else is
  * required only after that.
  */
-import { applyHeapPolicy } from './heap-policy';
 import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, stderrWarn, type Tracing } from './tracing';
-
-applyHeapPolicy();
 
 const argv = process.argv.slice(2);
 /** Commands that collect nothing have nothing to trace. */

@@ -18,7 +18,6 @@ import { SelfMetrics } from '../../src/exporters/prometheus';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/server';
 import { closeServer, listen } from '../../src/exporters/http-server';
-import { applyHeapPolicy } from '../../src/heap-policy';
 import { installRequestCapture, replay, type BaselineReport } from './bare-fetch';
 import { childArgument, serve } from './ipc';
 
@@ -57,7 +56,6 @@ export interface MemoryReport {
 }
 
 async function main(): Promise<void> {
-  applyHeapPolicy(); // as the daemon's entry point does
   const options = childArgument<ExporterChildOptions>();
   const config: ExporterConfig = parseConfig(options.config);
   const logger = pino({ level: options.logLevel ?? 'warn' }, pino.destination(2));

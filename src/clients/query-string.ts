@@ -1,8 +1,7 @@
 /**
  * A query string with every value percent-encoded (spaces as %20, never '+';
  * both APIs' query rules), from one or more sets of parameters in order;
- * undefined values are left out. Several sets rather than one spread of them
- * per page request: each spread object gets a hidden class of its own on Node 20.
+ * undefined values are left out.
  */
 export function queryString(...queries: ReadonlyArray<Record<string, string | number | undefined> | undefined>): string {
   const parts: string[] = [];

@@ -5,7 +5,7 @@
  * scrapes stay fast on large estates and never wait for a collection.
  */
 import { gzipSync } from 'node:zlib';
-import { GZIP_OPTIONS, plainOf, prepareNow, type PreparedResult } from './prepared';
+import { GZIP_OPTIONS, preparedOf } from './prepared';
 import { formatSample } from './format';
 import { METRIC_FAMILIES, type MetricFamily } from '../metrics/catalog';
 import type { Sample } from '../collectors/types';
@@ -101,38 +101,23 @@ export interface RenderOptions {
   staleAfterMs: number;
 }
 
-/**
- * Renders every catalog family that has series, in catalog order, as text
- * (--once, /probe): the bytes of renderRecordChunks, reusing each result's
- * prepared UTF-8 series when they are ready.
- */
+/** Renders every catalog family that has series, in catalog order, as text (--once, /probe): the bytes of renderRecordChunks. */
 export function renderRecords(records: readonly CollectorRecord[], options: RenderOptions): string {
-  const plainOnly = (record: CollectorRecord): PreparedResult => ({ plain: plainOf(record), gzip: NO_GZIP });
-  return Buffer.concat(renderRecordChunks(records, options, 'identity', plainOnly)).toString('utf8');
+  return Buffer.concat(renderRecordChunks(records, options)).toString('utf8');
 }
-
-const NO_GZIP: ReadonlyMap<string, Buffer> = new Map();
 
 /**
  * renderRecords as a list of UTF-8 buffers (same bytes), or of gzip members
  * whose concatenation is the gzip of those bytes. The records' series are
  * encoded (and compressed) once per result (see prepared.ts), so assembling
- * a body after any store change only collects references. `preparedFor`
- * chooses which prepared version of each record's result is served (the
- * renderer serves the previous one while a large new one is being prepared);
- * by default every result is prepared at once.
+ * a body only collects references.
  */
-export function renderRecordChunks(
-  records: readonly CollectorRecord[],
-  options: RenderOptions,
-  encoding: BodyEncoding = 'identity',
-  preparedFor: (record: CollectorRecord) => PreparedResult = prepareNow,
-): Buffer[] {
+export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Buffer[] {
   const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
   for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
   const gzip = encoding === 'gzip';
-  const freshData = fresh.map((record) => (gzip ? preparedFor(record).gzip : preparedFor(record).plain));
+  const freshData = fresh.map((record) => (gzip ? preparedOf(record).gzip : preparedOf(record).plain));
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);
@@ -154,13 +139,4 @@ export function renderFamilies(bodies: ReadonlyMap<string, string>): string {
     if (body) out += familyHeader(family) + body;
   }
   return out;
-}
-
-/** The earliest time (ms) at which a currently fresh record turns stale: a cached rendering is valid until then. */
-export function nextExpiry(records: readonly CollectorRecord[], now: number, staleAfterMs: number): number {
-  let next = Infinity;
-  for (const record of records) {
-    if (isFresh(record, now, staleAfterMs)) next = Math.min(next, servedUntil(record, staleAfterMs) + 1);
-  }
-  return next;
 }

@@ -53,14 +53,8 @@ export class SelfMetrics implements RequestObserver {
   private readonly reloadSuccessful = new Gauge({ ...declare('dataprotect_config_last_reload_successful'), registers: [this.registry] });
   private readonly reloadSuccessTime = new Gauge({ ...declare('dataprotect_config_last_reload_success_timestamp_seconds'), registers: [this.registry] });
 
-  private changeCounter = 0;
   private firstRoundCompleteValue: boolean | undefined;
   private processCache: { at: number; text: Promise<string> } | undefined;
-
-  /** increases whenever the API series change: a renderer may reuse their text until then */
-  get changes(): number {
-    return this.changeCounter;
-  }
 
   constructor(options: { processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
@@ -68,14 +62,12 @@ export class SelfMetrics implements RequestObserver {
   }
 
   onRequest(event: { target: string; endpoint: string; code: string; durationSeconds: number }): void {
-    this.changeCounter++;
     this.apiRequests.inc({ target: event.target, endpoint: event.endpoint, code: event.code });
     this.apiDuration.observe({ target: event.target, endpoint: event.endpoint }, event.durationSeconds);
   }
 
   /** Counts the estate's events lost on their way to the OTLP endpoint (src/otlp). */
   onOtlpDropped(signal: 'traces' | 'logs', count: number): void {
-    this.changeCounter++;
     this.otlpDropped.inc({ signal }, count);
   }
 
@@ -83,7 +75,6 @@ export class SelfMetrics implements RequestObserver {
   recordFirstRound(complete: boolean): void {
     if (this.firstRoundCompleteValue === complete) return;
     this.firstRoundCompleteValue = complete;
-    this.changeCounter++;
     this.firstRoundComplete.set(complete ? 1 : 0);
   }
 
@@ -93,7 +84,6 @@ export class SelfMetrics implements RequestObserver {
    * which only these series make visible to monitoring.
    */
   recordConfigLoad(applied: boolean, at: Date): void {
-    this.changeCounter++;
     this.reloadSuccessful.set(applied ? 1 : 0);
     if (applied) this.reloadSuccessTime.set(at.getTime() / 1000);
   }
@@ -137,7 +127,6 @@ export class SelfMetrics implements RequestObserver {
       const seen = new Set<string>();
       for (const value of (await metric.get()).values) {
         if (value.labels.target !== target) continue;
-        this.changeCounter++;
         const { le: _le, ...labels } = value.labels as Record<string, string>;
         const key = JSON.stringify(labels);
         if (seen.has(key)) continue;

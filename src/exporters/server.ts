@@ -34,9 +34,9 @@ export function createHttpApp(deps: HttpAppDeps): Express {
 
   app.get('/metrics', protect, async (req, res) => {
     try {
-      // Written as the renderer's cached buffers, without res.send: no copy of
-      // the body and no ETag hash of it on every scrape (see renderChunks);
-      // gzip when the scraper accepts it (Prometheus does), compressed once per record.
+      // Written as the renderer's buffers, without res.send: no copy of the
+      // body and no ETag hash of it on every scrape; gzip when the scraper
+      // accepts it (Prometheus does), compressed once per result.
       const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
       const chunks = await deps.renderer.renderChunks(gzip ? 'gzip' : 'identity');
       let length = 0;

@@ -6,7 +6,7 @@ import { isApiError } from '../clients/errors';
 import type { CollectorDefinition, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
-import { validateOutputInSlices } from './validate';
+import { validateOutput } from './validate';
 
 /** One configured target at run time: its client and the values its collectors share. */
 export interface TargetRuntime {
@@ -178,8 +178,7 @@ export class CollectorJob {
         // A collector that ignores its signal cannot hold the job past its time limit.
         collecting.catch(() => undefined);
         const result = await Promise.race([collecting, timedOut]);
-        // In slices: a large result checked in one step would hold every scrape behind it.
-        const checked = await validateOutputInSlices(target, result.samples, result.histograms ?? []);
+        const checked = validateOutput(target, result.samples, result.histograms ?? []);
         this.state = result.state;
         for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
         if (result.events && this.deps.onEvents) this.forward(logger, result.events);

@@ -37,27 +37,10 @@ const keyOf = (target: string, collector: string): string => `${target}\u0000${c
  */
 export class SnapshotStore {
   private records = new Map<string, CollectorRecord>();
-  private versionCounter = 0;
-  private readonly resultListeners: Array<(record: CollectorRecord) => void> = [];
-
-  /**
-   * Calls `listener` with the new record each time a run succeeds (after the
-   * record is in place). The exporter starts preparing a large result for
-   * scrapes then, rather than at the next scrape.
-   */
-  onResult(listener: (record: CollectorRecord) => void): void {
-    this.resultListeners.push(listener);
-  }
-
-  /** increases on every change; renderers cache by it */
-  get version(): number {
-    return this.versionCounter;
-  }
-
   register(target: string, kind: TargetKind, collector: string, scheduleIntervalSeconds: number): void {
     const key = keyOf(target, collector);
     const existing = this.records.get(key);
-    this.set(key, {
+    this.records.set(key, {
       ...(existing ?? { samples: [], histograms: [], runs: 0, failures: 0, skippedRuns: 0 }),
       target,
       kind,
@@ -98,21 +81,16 @@ export class SnapshotStore {
             failures: record.failures + 1,
           },
     );
-    if (report.ok) {
-      const record = this.get(target, collector) as CollectorRecord;
-      for (const listener of this.resultListeners) listener(record);
-    }
   }
 
   /** Forgets a target (removed by a reload). */
   removeTarget(target: string): void {
     for (const [key, record] of this.records) if (record.target === target) this.records.delete(key);
-    this.versionCounter++;
   }
 
   /** Forgets one collector of a target (disabled by a reload). */
   remove(target: string, collector: string): void {
-    if (this.records.delete(keyOf(target, collector))) this.versionCounter++;
+    this.records.delete(keyOf(target, collector));
   }
 
   get(target: string, collector: string): CollectorRecord | undefined {
@@ -128,11 +106,6 @@ export class SnapshotStore {
     const key = keyOf(target, collector);
     const record = this.records.get(key);
     if (!record) throw new Error(`collector ${collector} of target ${target} is not registered`);
-    this.set(key, change(record));
-  }
-
-  private set(key: string, record: CollectorRecord): void {
-    this.records.set(key, record);
-    this.versionCounter++;
+    this.records.set(key, change(record));
   }
 }

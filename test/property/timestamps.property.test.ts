@@ -1,7 +1,7 @@
 /**
- * The management client's timestamp reader has a fast path for the UTC forms
- * the service sends; it must agree with Date.parse on every instant, and
- * still refuse what is not an ISO 8601 timestamp.
+ * The management client's timestamp reader: every instant in the forms the
+ * service sends is read exactly, and what is not an ISO 8601 timestamp is
+ * refused rather than read as some other instant.
  */
 import fc from 'fast-check';
 import { parseTimestamp } from '../../src/clients/management/schemas';
@@ -9,15 +9,17 @@ import { parseTimestamp } from '../../src/clients/management/schemas';
 const instants = fc.integer({ min: Date.parse('1970-01-01T00:00:00Z'), max: Date.parse('2200-12-31T23:59:59.999Z') });
 
 describe('parseTimestamp', () => {
-  it('reads every instant in both forms the service sends exactly as Date.parse does', () => {
+  it('reads every instant in the forms the service sends', () => {
     fc.assert(
       fc.property(instants, (ms) => {
         const withMillis = new Date(ms).toISOString(); // 2026-11-21T10:00:00.123Z
         const withoutMillis = `${withMillis.slice(0, 19)}Z`;
-        expect(parseTimestamp(withMillis)).toBe(Date.parse(withMillis));
-        expect(parseTimestamp(withoutMillis)).toBe(Date.parse(withoutMillis));
+        const withOffset = `${new Date(ms + 2 * 3_600_000).toISOString().slice(0, 23)}+02:00`;
+        expect(parseTimestamp(withMillis)).toBe(ms);
+        expect(parseTimestamp(withoutMillis)).toBe(ms - (ms % 1000));
+        expect(parseTimestamp(withOffset)).toBe(ms);
       }),
-      { numRuns: 20_000 },
+      { numRuns: 2_000 },
     );
   });
 

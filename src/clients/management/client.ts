@@ -256,7 +256,6 @@ export class ManagementClient {
    * good: log in again (shared with any concurrent request) and repeat once.
    */
   private async authorized(request: { method: 'GET' | 'POST'; endpoint: string; path: string; idempotent?: boolean; signal?: AbortSignal }): Promise<HttpResponse> {
-    // Written out rather than spread from `request`: on Node 20 each spread object gets a hidden class of its own.
     const send = (token: string): Promise<HttpResponse> =>
       this.http.request({
         method: request.method,

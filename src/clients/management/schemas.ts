@@ -20,60 +20,9 @@ import { ApiError } from '../errors';
  */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
-/** Value of the two decimal digits at `at`, or NaN. */
-function twoDigits(text: string, at: number): number {
-  const high = text.charCodeAt(at) - 48;
-  const low = text.charCodeAt(at + 1) - 48;
-  return high >= 0 && high <= 9 && low >= 0 && low <= 9 ? high * 10 + low : Number.NaN;
-}
-
-/**
- * The form the service sends nearly always, `2026-11-21T10:00:00Z` or
- * `2026-11-21T10:00:00.123Z`, read digit by digit: the regular expression and
- * Date.parse were most of the item checks' time on a large estate (700,000+
- * timestamps in a cold round). Only values that are unambiguous here are read
- * (years from 1970, days up to 28, hours to 23, seconds to 59: the arithmetic
- * below and Date.parse agree on all of them); anything else gives undefined and goes the
- * general way, so the result is always what the regular expression and Date.parse give.
- */
-function commonUtcTimestamp(text: string): number | undefined {
-  const length = text.length;
-  if ((length !== 20 && length !== 24) || text.charCodeAt(length - 1) !== 90 /* Z */) return undefined;
-  if (text[4] !== '-' || text[7] !== '-' || text[10] !== 'T' || text[13] !== ':' || text[16] !== ':') return undefined;
-  const year = twoDigits(text, 0) * 100 + twoDigits(text, 2);
-  const month = twoDigits(text, 5);
-  const day = twoDigits(text, 8);
-  const hour = twoDigits(text, 11);
-  const minute = twoDigits(text, 14);
-  const second = twoDigits(text, 17);
-  let millis = 0;
-  if (length === 24) {
-    if (text[19] !== '.') return undefined;
-    const hundreds = text.charCodeAt(20) - 48;
-    const rest = twoDigits(text, 21);
-    if (!(hundreds >= 0 && hundreds <= 9)) return undefined;
-    millis = hundreds * 100 + rest;
-  }
-  // NaN fails every comparison below, so any non-digit falls through to the general way.
-  if (!(year >= 1970 && month >= 1 && month <= 12 && day >= 1 && day <= 28 && hour <= 23 && minute <= 59 && second <= 59 && millis >= 0)) {
-    return undefined;
-  }
-  return daysFromCivil(year, month, day) * 86_400_000 + hour * 3_600_000 + minute * 60_000 + second * 1000 + millis;
-}
-
-/** Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's days_from_civil; here year >= 1970). */
-function daysFromCivil(year: number, month: number, day: number): number {
-  const y = month <= 2 ? year - 1 : year;
-  const era = Math.floor(y / 400);
-  const yearOfEra = y - era * 400;
-  const dayOfYear = Math.floor((153 * (month > 2 ? month - 3 : month + 9) + 2) / 5) + day - 1;
-  const dayOfEra = yearOfEra * 365 + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100) + dayOfYear;
-  return era * 146_097 + dayOfEra - 719_468;
-}
-
 /** An ISO 8601 timestamp string as epoch milliseconds, NaN when it is none. */
 export function parseTimestamp(text: string): number {
-  return commonUtcTimestamp(text) ?? (ISO_8601.test(text) ? Date.parse(text) : Number.NaN);
+  return ISO_8601.test(text) ? Date.parse(text) : Number.NaN;
 }
 
 /** An ISO 8601 timestamp string, as epoch milliseconds. */

@@ -118,9 +118,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       withoutCopy.add(group, asset.newestCopyTime === null ? 1 : 0);
       if (!perAssetSeriesFor(ctx.settings, asset)) continue;
       const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
-      // Written out rather than spread from `labels`: see the note on label sets in docs/performance.md.
-      const info = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName, protection_status: asset.protectionStatus };
-      samples.push({ name: 'dataprotect_asset_info', labels: info, value: 1 });
+      samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
       if (asset.newestCopyTime !== null) samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
       if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
       if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });

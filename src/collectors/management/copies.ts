@@ -36,7 +36,6 @@ import type { Copy } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
 import { COPY_FINGERPRINTS, currentAssets, forEachConcurrent, perAssetSeriesFor, type AssetRecord } from './shared';
 import { fnv1a } from '../../util/fnv1a';
-import { TimeSlices } from '../../util/time-slices';
 
 export interface LocationCopies {
   readonly count: number;
@@ -81,10 +80,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const fingerprints = published?.byAsset;
     const next = new Map<string, AssetCopies>();
     const toRead: AssetRecord[] = [];
-    // Both loops over every asset hand the event loop over in slices: /metrics is answered in between.
-    const slices = new TimeSlices();
     for (const asset of list.assets.values()) {
-      if (slices.due()) await slices.next();
       // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
       if (!perAssetSeriesFor(ctx.settings, asset)) continue;
       const known = previous?.get(asset.id);
@@ -159,7 +155,6 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const target = ctx.target.name;
     const samples: Sample[] = [];
     for (const asset of list.assets.values()) {
-      if (slices.due()) await slices.next();
       const entry = next.get(asset.id);
       if (!entry) continue;
       for (const [location, copies] of entry.locations) {

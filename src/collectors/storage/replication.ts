@@ -33,7 +33,7 @@ export function contextSamples(target: string, systemId: string, context: Replic
   const labels = { target, system_id: systemId, context: context.id };
   const samples: Sample[] = stateSet(REPLICATION_STATES, context.state).map(([state, value]) => ({
     name: 'dataprotect_storage_replication_state',
-    labels: { target, system_id: systemId, context: context.id, state }, // not spread from `labels`: see the note on label sets in docs/performance.md
+    labels: { ...labels, state },
     value,
   }));
   if (context.syncEpoch !== undefined && context.syncEpoch > 0) {

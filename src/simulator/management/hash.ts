@@ -18,13 +18,6 @@ export function hash3(seed: number, index: number, salt: number): number {
   return mix32(mix32(seed, index), salt);
 }
 
-/** 32-bit hash of a string (FNV-1a), to turn a seed key into a number */
-export function hashString(text: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
 function hex(n: number, digits: number): string {
   return (n >>> 0).toString(16).padStart(8, '0').slice(8 - digits);
 }
