@@ -3,7 +3,7 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore, type HttpResponse } from '../http';
-import { errorForStatus, serverReason } from '../response';
+import { errorForStatus, serverReason, validate, validateItems } from '../response';
 import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
 import { and, isIn, type Filter } from './filter';
 import { isLiveCopy, liveCopiesOnly } from './copy-states';
@@ -22,8 +22,6 @@ import {
   inventorySourceSchema,
   latestCopySchema,
   loginResponseSchema,
-  parseItems,
-  parseObject,
   protectionPolicySchema,
   type Activity,
   type Alert,
@@ -113,12 +111,12 @@ export class ManagementClient {
     const endpoint = ENDPOINTS.latestCopies;
     const filter = and(isIn('assetId', assetIds), liveCopiesOnly()).toString();
     const { body, status } = await this.fetchJson({ endpoint, path: endpoint + queryString({ filter }), idempotent: true, ...(signal ? { signal } : {}) });
-    const envelope = parseObject(singlePageEnvelope, body, endpoint, status);
+    const envelope = validate(body, endpoint, singlePageEnvelope, status);
     const totalPages = envelope.page?.totalPages;
     if (totalPages != null && totalPages > 1) {
       throw new ApiError('protocol', endpoint, `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`, status);
     }
-    return parseItems(latestCopySchema, envelope.content, endpoint, status).filter(isLiveCopy);
+    return validateItems(latestCopySchema, envelope.content, endpoint, { at: 'content', status }).filter(isLiveCopy);
   }
 
   /** Random paging; over 10,000 results, in ranges of assetId (a copy-metrics item has no id of its own). */
@@ -204,7 +202,7 @@ export class ManagementClient {
   async asset(assetId: string, signal?: AbortSignal): Promise<Asset | undefined> {
     try {
       const { body, status } = await this.fetchJson({ endpoint: ENDPOINTS.asset, path: assetPath(assetId), ...(signal ? { signal } : {}) });
-      return parseObject(assetSchema, body, ENDPOINTS.asset, status);
+      return validate(body, ENDPOINTS.asset, assetSchema, status);
     } catch (error) {
       if (error instanceof ApiError && error.kind === 'status' && error.status === 404) return undefined;
       throw error;
@@ -299,7 +297,7 @@ export class ManagementClient {
       // No parser message here: it may quote part of the body, which holds the token.
       throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte login response`, response.status);
     }
-    const parsed = parseObject(loginResponseSchema, body, endpoint, response.status);
+    const parsed = validate(body, endpoint, loginResponseSchema, response.status);
     return { accessToken: parsed.access_token, expiresInSeconds: parsed.expires_in ?? undefined };
   }
 }

@@ -3,7 +3,8 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore } from '../http';
-import { describeIssues, expectStatus, parseBody } from '../response';
+import { expectStatus, parseBody } from '../response';
+import { check, summarize } from '../../util/validation';
 import { TimeSlices } from '../../util/time-slices';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQueryString, renamedQuery, type ListQuery } from './query';
@@ -162,9 +163,9 @@ export class ReplicationClient {
     const slices = new TimeSlices();
     const renames = serverNames ? Object.entries(serverNames) : [];
     for (let index = 0; index < body.length; index++) {
-      const result = item.safeParse(withInternalNames(body[index], renames));
-      if (!result.success) throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error, `[${index}]`)}`, response.status);
-      items[index] = result.data;
+      const checked = check(item, withInternalNames(body[index], renames), { at: `[${index}]` });
+      if (!checked.ok) throw new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(checked.problems, 3)}`, response.status);
+      items[index] = checked.value;
       if (slices.due()) await slices.next();
     }
     return items as Pick<z.output<z.ZodObject<T>>, F>[];
