@@ -67,7 +67,12 @@ export function parseBody<S extends z.ZodType>(response: HttpResponse, endpoint:
 export function validate<S extends z.ZodType>(value: unknown, endpoint: string, schema: S, status?: number): z.output<S> {
   const checked = check(schema, value, { at: 'body' });
   if (checked.ok) return checked.value;
-  throw new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(checked.problems, MAX_ISSUES)}`, status);
+  throw shapeError(endpoint, checked.problems, status);
+}
+
+/** The `protocol` error of an answer of the wrong shape, quoting its first problems. */
+export function shapeError(endpoint: string, problems: readonly string[], status?: number): ApiError {
+  return new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(problems, MAX_ISSUES)}`, status);
 }
 
 /**

@@ -3,8 +3,8 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore } from '../http';
-import { expectStatus, parseBody } from '../response';
-import { check, summarize } from '../../util/validation';
+import { expectStatus, parseBody, shapeError } from '../response';
+import { check } from '../../util/validation';
 import { TimeSlices } from '../../util/time-slices';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQueryString, renamedQuery, type ListQuery } from './query';
@@ -164,7 +164,7 @@ export class ReplicationClient {
     const renames = serverNames ? Object.entries(serverNames) : [];
     for (let index = 0; index < body.length; index++) {
       const checked = check(item, withInternalNames(body[index], renames), { at: `[${index}]` });
-      if (!checked.ok) throw new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(checked.problems, 3)}`, response.status);
+      if (!checked.ok) throw shapeError(endpoint, checked.problems, response.status);
       items[index] = checked.value;
       if (slices.due()) await slices.next();
     }
