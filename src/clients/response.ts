@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import { ApiError } from './errors';
 import { parseJson, type HttpResponse } from './http';
+import { check, oneLine, summarize } from '../util/validation';
 
 /** Longest piece of a server's error message quoted in an ApiError: enough to explain, never a whole body. */
 const MAX_REASON_CHARS = 160;
@@ -59,27 +60,44 @@ export function serverReason(text: string): string | undefined {
 
 /** Parses the body as JSON and validates it; a malformed body is `parse`, a wrong shape `protocol`. */
 export function parseBody<S extends z.ZodType>(response: HttpResponse, endpoint: string, schema: S): z.output<S> {
-  return validate(parseJson(response, endpoint), endpoint, schema);
+  return validate(parseJson(response, endpoint), endpoint, schema, response.status);
 }
 
-/** Validates already parsed JSON; a wrong shape is a `protocol` error naming the first offending fields. */
-export function validate<S extends z.ZodType>(value: unknown, endpoint: string, schema: S): z.output<S> {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error)}`);
+/** Validates already parsed JSON; a wrong shape is a `protocol` error naming the first offending fields ("body.page.queryState"). */
+export function validate<S extends z.ZodType>(value: unknown, endpoint: string, schema: S, status?: number): z.output<S> {
+  const checked = check(schema, value, { at: 'body' });
+  if (checked.ok) return checked.value;
+  throw shapeError(endpoint, checked.problems, status);
 }
 
-/** "vms[3].status: expected string, received undefined; ..." limited to a few issues; `at` prefixes each path (e.g. "[3]"). */
-export function describeIssues(error: z.ZodError, at = ''): string {
-  const shown = error.issues.slice(0, MAX_ISSUES).map((issue) => {
-    const path = issue.path.reduce<string>(
-      (out, part) => (typeof part === 'number' ? `${out}[${part}]` : out ? `${out}.${String(part)}` : String(part)),
-      at,
-    );
-    return `${path || '(body)'}: ${oneLine(issue.message, 100)}`;
-  });
-  const more = error.issues.length - shown.length;
-  return shown.join('; ') + (more > 0 ? ` (and ${more} more)` : '');
+/** The `protocol` error of an answer of the wrong shape, quoting its first problems. */
+export function shapeError(endpoint: string, problems: readonly string[], status?: number): ApiError {
+  return new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(problems, MAX_ISSUES)}`, status);
+}
+
+/**
+ * Checks every item of a listing against the item schema. The first bad item
+ * fails the listing with a `protocol` error naming the endpoint, the item
+ * (`at[index]`, and its id when it has one) and the field.
+ */
+export function validateItems<S extends z.ZodType>(
+  schema: S,
+  items: readonly unknown[],
+  endpoint: string,
+  where: { at: string; status?: number },
+): Array<z.output<S>> {
+  const valid: Array<z.output<S>> = new Array(items.length);
+  for (let index = 0; index < items.length; index++) {
+    const item = items[index];
+    const checked = check(schema, item, { at: `${where.at}[${index}]` });
+    if (!checked.ok) {
+      const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+      const which = typeof id === 'string' ? ` (id ${id.slice(0, 64)})` : '';
+      throw new ApiError('protocol', endpoint, `invalid item${which}: ${summarize(checked.problems, MAX_ISSUES)}`, where.status);
+    }
+    valid[index] = checked.value;
+  }
+  return valid;
 }
 
 /**
@@ -94,7 +112,3 @@ export function openEnum<const T extends readonly string[]>(_known: T): z.ZodTyp
 /** A string or number identifier, read as a string (APIs differ on ids' JSON type). */
 export const idString = z.union([z.string(), z.number()]).transform((value) => String(value));
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}

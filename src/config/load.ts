@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
-import type { z } from 'zod';
 import { configSchema, type ParsedConfig, type ParsedTarget, type TargetKind } from './schema';
 import { Secret } from '../util/secret';
+import { check, formatPath } from '../util/validation';
 
 export type { TargetKind } from './schema';
 
@@ -30,15 +30,6 @@ export class ConfigError extends Error {
 /** Names of the collectors that exist for each target kind, to reject typos in `collectors:`. */
 export type KnownCollectors = Record<TargetKind, readonly string[]>;
 
-export function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  let out = '';
-  for (const part of path) {
-    if (typeof part === 'number') out += `[${part}]`;
-    else out += out ? `.${String(part)}` : String(part);
-  }
-  return out || '(root)';
-}
-
 const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 /** Replaces ${VAR} in every string of the document, reporting unset variables by field path. */
@@ -47,7 +38,7 @@ function substituteEnv(node: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[
     return node.replace(ENV_REF, (_match, name: string) => {
       const value = env[name];
       if (value === undefined) {
-        problems.push(`${formatPath(path)}: environment variable ${name} is not set`);
+        problems.push(`${formatPath(path) || '(root)'}: environment variable ${name} is not set`);
         return _match; // left as written, so the schema does not report the same field again
       }
       return value;
@@ -119,20 +110,16 @@ function duplicateNames(raw: unknown): string[] {
   return problems;
 }
 
-function zodProblems(error: z.ZodError): string[] {
-  return error.issues.map((issue) => `${formatPath(issue.path)}: ${issue.message}`);
-}
-
 /** Validates an already parsed document (YAML or object); throws ConfigError listing every problem. */
 export function parseConfig(raw: unknown, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
   const problems: string[] = [];
   const substituted = substituteEnv(raw ?? {}, options.env ?? process.env, [], problems);
   problems.push(...duplicateNames(substituted));
-  const result = configSchema.safeParse(substituted);
-  if (!result.success) throw new ConfigError([...problems, ...zodProblems(result.error)]);
-  const targets = result.data.targets.map((target, index) => resolveTarget(target, index, options.knownCollectors, problems));
+  const checked = check(configSchema, substituted, { whole: '(root)' });
+  if (!checked.ok) throw new ConfigError([...problems, ...checked.problems]);
+  const targets = checked.value.targets.map((target, index) => resolveTarget(target, index, options.knownCollectors, problems));
   if (problems.length > 0) throw new ConfigError(problems);
-  return { ...result.data, targets };
+  return { ...checked.value, targets };
 }
 
 export function loadConfigFile(file: string, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {

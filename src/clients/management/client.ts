@@ -3,7 +3,7 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore, type HttpResponse } from '../http';
-import { errorForStatus, serverReason } from '../response';
+import { errorForStatus, serverReason, validate, validateItems } from '../response';
 import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
 import { and, isIn, type Filter } from './filter';
 import { isLiveCopy, liveCopiesOnly } from './copy-states';
@@ -22,8 +22,6 @@ import {
   inventorySourceSchema,
   latestCopySchema,
   loginResponseSchema,
-  parseItems,
-  parseObject,
   protectionPolicySchema,
   type Activity,
   type Alert,
@@ -37,7 +35,7 @@ import {
   type LatestCopy,
   type ProtectionPolicy,
 } from './schemas';
-import { TokenSession } from './session';
+import { TokenSession, type IssuedToken } from '../token-session';
 
 /** kept for callers that name it; the retry knobs now live in ClientDeps for every client */
 export type ManagementClientDeps = ClientDeps;
@@ -52,6 +50,8 @@ export interface ListOptions {
 
 /** The partition key of listings whose items have an id. */
 const BY_ID: PartitionKey = { field: 'id', nullable: false };
+/** The token's lifetime when the login answer has no expires_in. */
+const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 /** Time given to the logout at shutdown. */
 const LOGOUT_TIMEOUT_MS = 5_000;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
@@ -72,7 +72,7 @@ export class ManagementClient {
     protected readonly deps: ManagementClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession(() => this.login());
+    this.session = new TokenSession({ login: () => this.login(), loginEndpoint: ENDPOINTS.login, logger: deps.logger });
   }
 
   /** logins performed so far */
@@ -113,12 +113,12 @@ export class ManagementClient {
     const endpoint = ENDPOINTS.latestCopies;
     const filter = and(isIn('assetId', assetIds), liveCopiesOnly()).toString();
     const { body, status } = await this.fetchJson({ endpoint, path: endpoint + queryString({ filter }), idempotent: true, ...(signal ? { signal } : {}) });
-    const envelope = parseObject(singlePageEnvelope, body, endpoint, status);
+    const envelope = validate(body, endpoint, singlePageEnvelope, status);
     const totalPages = envelope.page?.totalPages;
     if (totalPages != null && totalPages > 1) {
       throw new ApiError('protocol', endpoint, `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`, status);
     }
-    return parseItems(latestCopySchema, envelope.content, endpoint, status).filter(isLiveCopy);
+    return validateItems(latestCopySchema, envelope.content, endpoint, { at: 'content', status }).filter(isLiveCopy);
   }
 
   /** Random paging; over 10,000 results, in ranges of assetId (a copy-metrics item has no id of its own). */
@@ -204,7 +204,7 @@ export class ManagementClient {
   async asset(assetId: string, signal?: AbortSignal): Promise<Asset | undefined> {
     try {
       const { body, status } = await this.fetchJson({ endpoint: ENDPOINTS.asset, path: assetPath(assetId), ...(signal ? { signal } : {}) });
-      return parseObject(assetSchema, body, ENDPOINTS.asset, status);
+      return validate(body, ENDPOINTS.asset, assetSchema, status);
     } catch (error) {
       if (error instanceof ApiError && error.kind === 'status' && error.status === 404) return undefined;
       throw error;
@@ -219,7 +219,7 @@ export class ManagementClient {
 
   /** Logs out (when logged in) and closes the connections; never throws. */
   async close(): Promise<void> {
-    const token = this.session.token;
+    const token = await this.session.release();
     if (token) {
       try {
         await this.http.request({
@@ -233,7 +233,6 @@ export class ManagementClient {
       } catch (error) {
         this.deps.logger.debug({ err: error }, 'logout failed');
       }
-      this.session.clear();
     }
     await this.http.close();
   }
@@ -251,35 +250,16 @@ export class ManagementClient {
     };
   }
 
-  /**
-   * Sends a request with the bearer token. A 401 means the token is no longer
-   * good: log in again (shared with any concurrent request) and repeat once.
-   */
+  /** Sends a request with the bearer token (see TokenSession.send for the 401); a status other than 2xx is an ApiError. */
   private async authorized(request: { method: 'GET' | 'POST'; endpoint: string; path: string; idempotent?: boolean; signal?: AbortSignal }): Promise<HttpResponse> {
-    const send = (token: string): Promise<HttpResponse> =>
-      this.http.request({
-        method: request.method,
-        endpoint: request.endpoint,
-        path: request.path,
-        idempotent: request.idempotent,
-        signal: request.signal,
-        headers: { authorization: `Bearer ${token}` },
-      });
-    const token = await this.session.get(request.signal);
-    let response = await send(token);
-    if (response.status === 401) {
-      this.session.invalidate(token);
-      const fresh = await this.session.get(request.signal);
-      response = await send(fresh);
-      if (response.status === 401) {
-        throw errorForStatus(response, request.endpoint, '401 for a freshly issued token');
-      }
-    }
+    const response = await this.session.send(request.endpoint, request.signal, (token) =>
+      this.http.request({ ...request, headers: { authorization: `Bearer ${token}` } }),
+    );
     if (response.status < 200 || response.status >= 300) throw errorForStatus(response, request.endpoint);
     return response;
   }
 
-  private async login(): Promise<{ accessToken: string; expiresInSeconds: number | undefined }> {
+  private async login(): Promise<IssuedToken> {
     const endpoint = ENDPOINTS.login;
     const response = await this.http.request({
       method: 'POST',
@@ -298,8 +278,8 @@ export class ManagementClient {
       // No parser message here: it may quote part of the body, which holds the token.
       throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte login response`, response.status);
     }
-    const parsed = parseObject(loginResponseSchema, body, endpoint, response.status);
-    return { accessToken: parsed.access_token, expiresInSeconds: parsed.expires_in ?? undefined };
+    const parsed = validate(body, endpoint, loginResponseSchema, response.status);
+    return { value: parsed.access_token, expiresInSeconds: parsed.expires_in ?? DEFAULT_TOKEN_TTL_SECONDS };
   }
 }
 

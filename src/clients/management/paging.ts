@@ -17,7 +17,7 @@ import { z } from 'zod';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
-import { parseItems, parseObject } from './schemas';
+import { validate, validateItems } from '../response';
 
 /** Fetches one page and returns its parsed JSON body; `idempotent: false` forbids retries that could resend the request. */
 export type PageFetcher = (request: { endpoint: string; path: string; idempotent: boolean; signal?: AbortSignal }) => Promise<{ body: unknown; status: number }>;
@@ -106,14 +106,14 @@ export async function* randomPages<S extends z.ZodType>(
       const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: page <= known, and the window starts at it
       ahead.delete(page);
       const { body, status } = await answer;
-      const envelope = parseObject(randomEnvelope, body, spec.endpoint, status);
+      const envelope = validate(body, spec.endpoint, randomEnvelope, status);
       // Without page information the answer is the whole list (asking for page 2
       // of a service that ignores `page` would return the same items forever).
       const totalPages = envelope.page?.totalPages;
       if (totalPages != null && totalPages > maxPages(spec)) {
         throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
       }
-      const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
+      const items = validateItems(spec.schema, envelope.content, spec.endpoint, { at: 'content', status });
       const last = totalPages == null || page >= totalPages;
       if (!last && items.length === 0) {
         // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
@@ -151,9 +151,9 @@ export async function* serialPages<S extends z.ZodType>(
       idempotent: page === 1,
       ...(signal ? { signal } : {}),
     });
-    const envelope = parseObject(serialEnvelope, body, spec.endpoint, status);
+    const envelope = validate(body, spec.endpoint, serialEnvelope, status);
     const next = envelope.page.queryState;
-    const items = parseItems(spec.schema, envelope.content, spec.endpoint, status);
+    const items = validateItems(spec.schema, envelope.content, spec.endpoint, { at: 'content', status });
     if (items.length > 0) yield items;
     if (next === 'END') return;
     if (items.length === 0) {
@@ -171,7 +171,7 @@ export async function* serialPages<S extends z.ZodType>(
 
 /** The totalElements of a random-paging answer; undefined when the service does not say. */
 export function randomPagingTotal(body: unknown, endpoint: string, status: number): number | undefined {
-  return parseObject(randomEnvelope, body, endpoint, status).page?.totalElements ?? undefined;
+  return validate(body, endpoint, randomEnvelope, status).page?.totalElements ?? undefined;
 }
 
 /** Every item of every page, in order. */

@@ -1,5 +1,6 @@
 /**
- * Item schemas of the management service listings, checked item by item.
+ * Item schemas of the management service listings, checked item by item
+ * (response.ts validateItems).
  *
  * Lenient where the API may grow: unknown fields are dropped silently (not
  * kept, to save memory on large estates) and enumerations are plain strings,
@@ -11,7 +12,6 @@
  * Timestamps become epoch milliseconds.
  */
 import { z } from 'zod';
-import { ApiError } from '../errors';
 
 /**
  * The ISO 8601 date-time forms the service sends (date, time, optional
@@ -191,63 +191,3 @@ export const alertSchema = z.object({
   acknowledgement: z.object({ acknowledgeState: nullableString }).nullish(),
 });
 export type Alert = z.output<typeof alertSchema>;
-
-const MAX_DETAIL = 200;
-
-/** "content[12].lastAvailableCopyTime" from a zod issue path. */
-function describePath(prefix: string, path: ReadonlyArray<PropertyKey>): string {
-  let out = prefix;
-  for (const part of path) out += typeof part === 'number' ? `[${part}]` : `.${String(part)}`;
-  return out;
-}
-
-/** The issue as `field: problem` with the value it got, bounded in length. */
-function describeIssue(issue: z.core.$ZodIssue, prefix: string, item: unknown): string {
-  const where = describePath(prefix, issue.path);
-  let problem = issue.message;
-  if (issue.code === 'invalid_type') {
-    const received = valueAt(item, issue.path);
-    problem = `expected ${issue.expected}, got ${received === undefined ? 'nothing (field missing)' : received === null ? 'null' : typeof received}`;
-  }
-  return `${where}: ${problem}`.slice(0, MAX_DETAIL);
-}
-
-function valueAt(item: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let node = item;
-  for (const part of path) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<PropertyKey, unknown>)[part];
-  }
-  return node;
-}
-
-/**
- * Checks every item of a page's content against the schema. The first bad item
- * fails the page with a protocol error that names the endpoint, the item
- * (index and id when it has one) and the field.
- */
-export function parseItems<S extends z.ZodType>(schema: S, content: readonly unknown[], endpoint: string, status?: number): Array<z.output<S>> {
-  const items: Array<z.output<S>> = new Array(content.length);
-  for (let index = 0; index < content.length; index++) {
-    const raw = content[index];
-    const result = schema.safeParse(raw);
-    if (!result.success) {
-      const id = raw && typeof raw === 'object' ? (raw as { id?: unknown }).id : undefined;
-      const which = typeof id === 'string' ? ` (id ${id.slice(0, 64)})` : '';
-      const issue = result.error.issues[0] as z.core.$ZodIssue;
-      throw new ApiError('protocol', endpoint, `invalid item${which}: ${describeIssue(issue, `content[${index}]`, raw)}`, status);
-    }
-    items[index] = result.data;
-  }
-  return items;
-}
-
-/** Checks a single object (not a listing) against a schema, with the same error shape. */
-export function parseObject<S extends z.ZodType>(schema: S, value: unknown, endpoint: string, status?: number): z.output<S> {
-  const result = schema.safeParse(value);
-  if (!result.success) {
-    const issue = result.error.issues[0] as z.core.$ZodIssue;
-    throw new ApiError('protocol', endpoint, `unexpected response: ${describeIssue(issue, 'body', value)}`, status);
-  }
-  return result.data;
-}

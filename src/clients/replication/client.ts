@@ -3,7 +3,8 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore } from '../http';
-import { describeIssues, expectStatus, parseBody } from '../response';
+import { expectStatus, parseBody, shapeError } from '../response';
+import { check } from '../../util/validation';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQueryString, renamedQuery, type ListQuery } from './query';
 import {
@@ -160,9 +161,9 @@ export class ReplicationClient {
     const items: unknown[] = new Array(body.length);
     const renames = serverNames ? Object.entries(serverNames) : [];
     for (let index = 0; index < body.length; index++) {
-      const result = item.safeParse(withInternalNames(body[index], renames));
-      if (!result.success) throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error, `[${index}]`)}`, response.status);
-      items[index] = result.data;
+      const checked = check(item, withInternalNames(body[index], renames), { at: `[${index}]` });
+      if (!checked.ok) throw shapeError(endpoint, checked.problems, response.status);
+      items[index] = checked.value;
     }
     return items as Pick<z.output<z.ZodObject<T>>, F>[];
   }

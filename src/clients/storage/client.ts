@@ -22,7 +22,8 @@ import {
   type StorageAlert,
   type SystemDetails,
 } from './schemas';
-import { TOKEN_HEADER, TokenSession } from './session';
+import { AUTH_PATH, TOKEN_HEADER, storageLogin, storageLogout } from './auth';
+import { TokenSession } from '../token-session';
 import { waitUnlessAborted } from '../wait';
 
 export * from './schemas';
@@ -81,7 +82,7 @@ export class StorageClient {
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession(this.http, target, deps.logger);
+    this.session = new TokenSession({ login: () => storageLogin(this.http, target), loginEndpoint: AUTH_PATH, logger: deps.logger });
     this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
   }
 
@@ -171,7 +172,8 @@ export class StorageClient {
 
   /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
   async close(): Promise<void> {
-    await this.session.logout();
+    const token = await this.session.release();
+    if (token !== undefined) await storageLogout(this.http, this.target, token, this.deps.logger);
     await this.http.close();
   }
 
@@ -228,22 +230,17 @@ export class StorageClient {
     return parseJson(response, resource.endpoint);
   }
 
-  /** Sends with the session's token; on 401 logs in again and retries once. */
-  private async send(path: string, endpoint: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
-    for (let attempt = 1; ; attempt++) {
-      const token = await this.session.current(signal);
-      const response = await this.http.request({
+  /** Sends with the session's token (see TokenSession.send for the 401). */
+  private send(path: string, endpoint: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
+    return this.session.send(endpoint, signal, (token) =>
+      this.http.request({
         method: 'GET',
         path,
         endpoint,
         headers: { accept: 'application/json', [TOKEN_HEADER]: token },
         ...(signal ? { signal } : {}),
-      });
-      if (response.status !== 401) return response;
-      this.session.invalidate(token);
-      if (attempt >= 2) throw new ApiError('auth', endpoint, 'HTTP 401 again after a fresh login', 401);
-      this.deps.logger.debug({ endpoint }, 'storage token refused: logging in again');
-    }
+      }),
+    );
   }
 }
 

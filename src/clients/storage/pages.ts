@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../listing-bound';
-import { describeIssues } from '../response';
+import { validate } from '../response';
 import { pagingInfoSchema, type PagingInfo } from './schemas';
 
 const linkResponseSchema = z.object({
@@ -47,10 +47,9 @@ export function readPage<T extends z.ZodType>(body: unknown, key: string, itemSc
     [key]: z.array(itemSchema).nullish(),
     paging_info: pagingInfoSchema.nullish(),
   });
-  const result = schema.safeParse(body);
-  if (!result.success) throw new ApiError('protocol', endpoint, `unexpected response shape: ${describeIssues(result.error)}`);
-  const items = result.data[key] as z.output<T>[] | null | undefined;
-  const paging = (result.data.paging_info as PagingInfo | null | undefined) ?? undefined;
+  const page = validate(body, endpoint, schema);
+  const items = page[key] as z.output<T>[] | null | undefined;
+  const paging = (page.paging_info as PagingInfo | null | undefined) ?? undefined;
   if (!items) {
     if (paging?.total_entries === 0) return { items: [], paging };
     throw new ApiError('protocol', endpoint, `unexpected response shape: ${key}: missing`);

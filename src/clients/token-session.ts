@@ -1,0 +1,134 @@
+/**
+ * The login session of a token API (the management service's bearer token,
+ * the storage API's X-DD-AUTH-TOKEN): one login shared by every request of the
+ * target, renewed shortly before the token's announced end, and replaced once
+ * when the API answers 401. Each client says only how its API logs in (the
+ * `login` function) and how a token goes on a request (the `send` callback).
+ * Concurrent callers that need a token while a login is running wait for that
+ * same login: no login storm.
+ */
+import type { Logger } from 'pino';
+import { ApiError } from './errors';
+import type { HttpResponse } from './http';
+import { errorForStatus } from './response';
+import { waitUnlessAborted } from './wait';
+
+/** What a login gives. */
+export interface IssuedToken {
+  readonly value: string;
+  /** the lifetime the API announced; undefined: the token is used until the API refuses it */
+  readonly expiresInSeconds: number | undefined;
+}
+
+export interface TokenSessionOptions {
+  /** logs in (one request to the API's login endpoint) */
+  readonly login: () => Promise<IssuedToken>;
+  /** named by the error of a caller that stops waiting for the login */
+  readonly loginEndpoint: string;
+  readonly logger?: Logger;
+  /** local monotonic milliseconds; injected by tests */
+  readonly clock?: () => number;
+}
+
+/** Renew this long before the token's end (at most), so a request never races the expiry. */
+const RENEW_MARGIN_MS = 60_000;
+
+interface HeldToken {
+  readonly value: string;
+  /** clock time from which the token is renewed before use */
+  readonly renewAt: number;
+}
+
+export class TokenSession {
+  private current: HeldToken | undefined;
+  private pending: Promise<HeldToken> | undefined;
+  private loginCount = 0;
+  private readonly clock: () => number;
+
+  constructor(private readonly options: TokenSessionOptions) {
+    this.clock = options.clock ?? (() => performance.now());
+  }
+
+  /** logins performed so far (for tests and logs) */
+  get logins(): number {
+    return this.loginCount;
+  }
+
+  /**
+   * A valid token: the current one, the one a running login is about to give,
+   * or a new login. The caller's signal ends its own wait, not the shared login
+   * (another caller may still want it).
+   */
+  async get(signal?: AbortSignal): Promise<string> {
+    const current = this.current;
+    if (current && this.clock() < current.renewAt) return current.value;
+    this.pending ??= this.startLogin();
+    const token = await waitUnlessAborted(this.pending, signal, () => this.abortError());
+    return token.value;
+  }
+
+  /**
+   * The API refused `token` (401): forget it, unless a newer token has
+   * already replaced it (another request saw the same 401 first).
+   */
+  invalidate(token: string): void {
+    if (this.current?.value === token) this.current = undefined;
+  }
+
+  /**
+   * Sends a request with the token. On 401 the token is replaced (one login
+   * shared with any concurrent request) and the request sent once more; a
+   * fresh token refused too is an `auth` error, never a login loop.
+   */
+  async send(endpoint: string, signal: AbortSignal | undefined, request: (token: string) => Promise<HttpResponse>): Promise<HttpResponse> {
+    const token = await this.get(signal);
+    const response = await request(token);
+    if (response.status !== 401) return response;
+    this.invalidate(token);
+    this.options.logger?.debug({ endpoint }, 'token refused: logging in again');
+    const fresh = await this.get(signal);
+    const again = await request(fresh);
+    if (again.status !== 401) return again;
+    this.invalidate(fresh);
+    throw errorForStatus(again, endpoint, '401 for a freshly issued token');
+  }
+
+  /**
+   * Forgets the token and gives it to the caller to end the session on the
+   * server (after a running login, whose token would otherwise outlive it);
+   * undefined when there is none.
+   */
+  async release(): Promise<string | undefined> {
+    await this.pending?.catch(() => undefined);
+    const token = this.current?.value;
+    this.current = undefined;
+    return token;
+  }
+
+  private startLogin(): Promise<HeldToken> {
+    const started = this.clock();
+    const running = this.options.login().then(({ value, expiresInSeconds }) => {
+      this.loginCount += 1;
+      const token: HeldToken = { value, renewAt: renewTime(started, expiresInSeconds) };
+      this.current = token;
+      return token;
+    });
+    // Whatever the outcome, the next caller after this login starts afresh (a failed login is not remembered).
+    const settled = (): void => {
+      if (this.pending === running) this.pending = undefined;
+    };
+    running.then(settled, settled);
+    return running;
+  }
+
+  private abortError(): ApiError {
+    return new ApiError('aborted', this.options.loginEndpoint, 'aborted by the collector time limit while waiting for the login');
+  }
+}
+
+/** When a token issued at `started` is renewed: a tenth of its life early, at most RENEW_MARGIN_MS; never without a lifetime. */
+function renewTime(started: number, expiresInSeconds: number | undefined): number {
+  if (expiresInSeconds === undefined) return Number.POSITIVE_INFINITY;
+  const ttlMs = expiresInSeconds * 1000;
+  return started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1);
+}

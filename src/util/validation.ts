@@ -1,0 +1,80 @@
+/**
+ * The one way the exporter checks input against a zod schema, for the
+ * configuration and the APIs' answers alike, and the one way a problem is
+ * told: `path: message`, the path written as the input spells it
+ * (`targets[0].url`, `content[3].size`). The configuration lists every
+ * problem; the API clients quote a few in an ApiError (`summarize`), bounded,
+ * since an answer may be huge and its messages go to logs and traces.
+ */
+import type { z } from 'zod';
+
+export interface IssueFormat {
+  /** written before every path, e.g. "content[3]" for one item of a page */
+  at?: string;
+  /** the path of an issue about the whole input (empty path and no `at`) */
+  whole?: string;
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+
+/** Longest problem line: enough to name the field and say what is wrong, never a quoted body. */
+const MAX_LINE_CHARS = 200;
+
+/** Checks `input` against `schema`; on failure one `path: message` line per issue. */
+export function check<S extends z.ZodType>(schema: S, input: unknown, format: IssueFormat = {}): Checked<z.output<S>> {
+  const result = schema.safeParse(input);
+  if (result.success) return { ok: true, value: result.data };
+  return { ok: false, problems: result.error.issues.map((issue) => issueLine(issue, input, format)) };
+}
+
+/** "targets[0].url" or "content[3].size" from a path; `at` is written first. */
+export function formatPath(path: ReadonlyArray<PropertyKey>, at = ''): string {
+  let out = at;
+  for (const part of path) {
+    if (typeof part === 'number') out += `[${part}]`;
+    else out += out ? `.${String(part)}` : String(part);
+  }
+  return out;
+}
+
+/**
+ * At most `max` problems in one bounded line, saying how many more there are:
+ * what an error message about a bad answer quotes.
+ */
+export function summarize(problems: readonly string[], max: number): string {
+  const more = problems.length - max;
+  const shown = problems.slice(0, max).map((problem) => oneLine(problem, MAX_LINE_CHARS));
+  return shown.join('; ') + (more > 0 ? ` (and ${more} more)` : '');
+}
+
+/**
+ * One issue as a line. A wrong type is told from the value the input holds
+ * there ("expected number, got string", "got nothing (field missing)"): zod's
+ * own message for it does not say that a field is simply absent.
+ */
+function issueLine(issue: z.core.$ZodIssue, input: unknown, format: IssueFormat): string {
+  const where = formatPath(issue.path, format.at) || (format.whole ?? '(input)');
+  const problem = issue.code === 'invalid_type' ? `expected ${issue.expected}, got ${describeValue(valueAt(input, issue.path))}` : issue.message;
+  return `${where}: ${problem}`;
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined) return 'nothing (field missing)';
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+  let node = input;
+  for (const part of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[part];
+  }
+  return node;
+}
+
+/** The text on one line, cut to `max` characters. */
+export function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
