@@ -47,7 +47,7 @@ export interface OtlpCostDeps {
 
 const HOUR_MS = 3_600_000;
 
-interface OtlpSink {
+export interface OtlpSink {
   url: string;
   counts: { spans: number; logs: number };
   close(): Promise<void>;
@@ -58,7 +58,7 @@ interface OtlpSink {
  * sent. It counts keys in the text rather than parsing: the sink shares the
  * two cores with the simulator and the exporter, and a count is all it needs.
  */
-async function startOtlpSink(): Promise<OtlpSink> {
+export async function startOtlpSink(): Promise<OtlpSink> {
   const counts = { spans: 0, logs: 0 };
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
