@@ -112,6 +112,10 @@ export function budgets(f: EstateFigures, context: ReportContext): Budget[] {
       list.push({ name: `requests per round to the ${kind} server <= ${HOSTILE_REQUESTS_PER_ROUND}`, value: String(most), pass: most <= HOSTILE_REQUESTS_PER_ROUND });
     }
   }
+  if (f.otlp) {
+    // Not a cost budget: an event dropped means the OTLP figures do not measure the whole forwarding.
+    list.push({ name: 'OTLP forwarding: no event dropped', value: `${f.otlp.dropped} dropped`, pass: f.otlp.dropped === 0 });
+  }
   return list;
 }
 
