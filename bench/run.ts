@@ -4,7 +4,7 @@
  *
  *   npm run bench -- [--estates 1k,10k,25k,50k] [--rounds 3] [--ha-seconds 90]
  *     [--ha-interval 15] [--stress-seconds 10] [--no-overhead] [--no-cardinality]
- *     [--hostile] [--exporter-node-options docker | --exporter-node-options "--max-old-space-size=320"]
+ *     [--hostile] [--no-otlp | --otlp-only] [--exporter-node-options docker | --exporter-node-options "--max-old-space-size=320"]
  *
  * Estates are named by asset count, with the proportions stated in
  * bench/support/estates.ts (S and L name 1k and 10k). `--exporter-node-options
@@ -34,7 +34,12 @@
  *   6. hostile (with --hostile): exporter H with the estate's targets and
  *      three hostile management look-alikes beside them (bench/support/hostile.ts)
  *      through --rounds rounds: its peak RSS and the requests each hostile
- *      server received per round.
+ *      server received per round;
+ *   7. the estate's events over OTLP (unless --no-otlp): exporters with
+ *      otlp.activities and otlp.auditLogs off and on, to a local OTLP/HTTP
+ *      sink, wall and CPU time of a cold round, a round an hour later and a
+ *      cold round with a 24 h backfill (bench/support/otlp-cost.ts); last,
+ *      as it moves the simulator's clock by an hour. --otlp-only runs it alone.
  * Requests and bytes are the simulator's own count of what it answered. The
  * lower bound is the number of pages needed to read each listing the
  * exporter reads once (see lowerBound). Budgets print PASS or FAIL (see
@@ -50,6 +55,7 @@ import { describeRatios, estateName, ESTATES } from './support/estates';
 import { exporterNodeOptions } from './support/node-options';
 import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFigures } from './support/scrape';
 import { HOSTILE_KINDS, startHostileServer, type HostileKind, type HostileServer } from './support/hostile';
+import { otlpCostPhase, type EventSettings } from './support/otlp-cost';
 import { report, type EstateFigures, type EstateResult, type RoundFigures } from './support/report';
 
 const SIM_CHILD = 'bench/support/sim-child.ts';
@@ -79,15 +85,19 @@ interface Options {
   overhead: boolean;
   cardinality: boolean;
   hostile: boolean;
+  /** step 7, the OTLP forwarding's cost */
+  otlp: boolean;
+  /** step 7 alone */
+  otlpOnly: boolean;
   /** node flags of the exporter's process (what NODE_OPTIONS would hold in production) */
   exporterNodeOptions: string[];
 }
 
 const USAGE =
-  'options: --estates 1k,10k,25k,50k --rounds N --ha-seconds N --ha-interval N --stress-seconds N --no-overhead --no-cardinality --hostile --exporter-node-options docker|"flags"';
+  'options: --estates 1k,10k,25k,50k --rounds N --ha-seconds N --ha-interval N --stress-seconds N --no-overhead --no-cardinality --hostile --no-otlp --otlp-only --exporter-node-options docker|"flags"';
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { estates: ['1k', '10k'], rounds: 3, haSeconds: 90, haIntervalSeconds: 15, stressSeconds: 10, overhead: true, cardinality: true, hostile: false, exporterNodeOptions: [] };
+  const options: Options = { estates: ['1k', '10k'], rounds: 3, haSeconds: 90, haIntervalSeconds: 15, stressSeconds: 10, overhead: true, cardinality: true, hostile: false, otlp: true, otlpOnly: false, exporterNodeOptions: [] };
   const count = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs a whole number >= ${min}, got ${value}`);
@@ -103,9 +113,12 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--no-overhead') options.overhead = false;
     else if (flag === '--no-cardinality') options.cardinality = false;
     else if (flag === '--hostile') options.hostile = true;
+    else if (flag === '--no-otlp') options.otlp = false;
+    else if (flag === '--otlp-only') options.otlpOnly = true;
     else if (flag === '--exporter-node-options') options.exporterNodeOptions = exporterNodeOptions(String(argv[++i]));
     else throw new Error(`unknown option ${flag} (${USAGE})`);
   }
+  if (options.otlpOnly && !options.otlp) throw new Error('--otlp-only and --no-otlp exclude each other');
   return options;
 }
 
@@ -137,9 +150,10 @@ interface ExtraTarget {
   url: string;
 }
 
-function exporterConfig(sim: SimHello, perAssetSeries: PerAssetSeries, hostile: ExtraTarget[] = []): unknown {
+function exporterConfig(sim: SimHello, perAssetSeries: PerAssetSeries, hostile: ExtraTarget[] = [], events?: EventSettings): unknown {
   const common = { username: sim.username, password: sim.password, pageSize: PAGE_SIZE };
   return {
+    ...(events ?? {}),
     web: { listenAddress: '127.0.0.1', port: 0 },
     logLevel: 'warn',
     collection: { perAssetSeries, window: WINDOW_MS / 1000, activityClassTypes: CLASS_TYPES },
@@ -152,10 +166,21 @@ function exporterConfig(sim: SimHello, perAssetSeries: PerAssetSeries, hostile: 
   };
 }
 
-async function startExporter(sim: Child<SimHello>, options: Options, perAssetSeries: PerAssetSeries, hostile: ExtraTarget[] = []): Promise<Child<ExporterHello>> {
+async function startExporter(
+  sim: Child<SimHello>,
+  options: Options,
+  perAssetSeries: PerAssetSeries,
+  hostile: ExtraTarget[] = [],
+  events?: EventSettings,
+): Promise<Child<ExporterHello>> {
   const simNow = Date.parse(await sim.call<string>('now'));
-  const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, perAssetSeries, hostile), clockOffsetMs: simNow - Date.now() };
+  const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
   return startChild<ExporterHello>(EXPORTER_CHILD, childOptions, { nodeArgs: ['--expose-gc', ...options.exporterNodeOptions] });
+}
+
+async function stopExporter(exporter: Child<ExporterHello>): Promise<void> {
+  await exporter.call('stop').catch(() => undefined);
+  await exporter.stop();
 }
 
 /** Runs `work` with an exporter, stopped afterwards whatever happens. */
@@ -163,9 +188,22 @@ async function withExporter<T>(exporter: Child<ExporterHello>, work: (exporter: 
   try {
     return await work(exporter);
   } finally {
-    await exporter.call('stop').catch(() => undefined);
-    await exporter.stop();
+    await stopExporter(exporter);
   }
+}
+
+/** Step 7: the estate's events over OTLP, off and on (bench/support/otlp-cost.ts). */
+function otlpPhase(sim: Child<SimHello>, options: Options): ReturnType<typeof otlpCostPhase> {
+  return otlpCostPhase(
+    {
+      startExporter: (events) => startExporter(sim, options, 'all', [], events),
+      advanceSimulator: async (ms) => {
+        await sim.call('advance', ms);
+      },
+      stopExporter,
+    },
+    (line) => console.log(line),
+  );
 }
 
 async function measured<T>(sim: Child<SimHello>, work: () => Promise<T>): Promise<{ result: T; stats: StatsReport }> {
@@ -332,6 +370,7 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
     const exposition = { all: b.exposition, ...(options.cardinality ? await cardinalityPhase(sim, options) : {}) };
     console.log(`series by perAssetSeries: ${Object.entries(exposition).map(([setting, e]) => `${setting} ${e.series}`).join(', ')}`);
     const hostile = options.hostile ? await hostilePhase(sim, options) : undefined;
+    const otlp = options.otlp ? await otlpPhase(sim, options) : undefined;
     return {
       estate: name,
       size,
@@ -352,7 +391,22 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
           }
         : {}),
       ...(hostile ? { hostile } : {}),
+      ...(otlp ? { otlp } : {}),
     };
+  } finally {
+    await sim.call('close').catch(() => undefined);
+    await sim.stop();
+  }
+}
+
+/** --otlp-only: step 7 alone, on a fresh simulator of the estate. */
+async function benchOtlpOnly(name: string, options: Options): Promise<void> {
+  const size = ESTATES[name] as Partial<EstateSize>;
+  console.log(`\n=== estate ${name} (OTLP forwarding only): ${JSON.stringify(size)}; exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}`);
+  const sim = await startChild<SimHello>(SIM_CHILD, { seed: 1, size } satisfies SimChildOptions);
+  try {
+    const figures = await otlpPhase(sim, options);
+    if (figures.dropped > 0) process.exitCode = 1;
   } finally {
     await sim.call('close').catch(() => undefined);
     await sim.stop();
@@ -361,6 +415,10 @@ async function benchEstate(name: string, options: Options): Promise<EstateFigure
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.otlpOnly) {
+    for (const estate of options.estates) await benchOtlpOnly(estate, options);
+    return;
+  }
   console.log(`estates ${options.estates.join(', ')}; proportions ${describeRatios()}`);
   const results: EstateResult[] = [];
   for (const estate of options.estates) {

@@ -157,7 +157,8 @@ export class Exporter {
   }
 }
 
-function forwarderFor(config: ExporterConfig, logger: Logger, selfMetrics: SelfMetrics, now: () => Date): EstateEventForwarder | undefined {
+/** The estate-event forwarder of the configuration, or none when both signals are off (the benchmark wires it the same way). */
+export function forwarderFor(config: ExporterConfig, logger: Logger, selfMetrics: SelfMetrics, now: () => Date): EstateEventForwarder | undefined {
   if (!config.otlp.activities.enabled && !config.otlp.auditLogs.enabled) return undefined;
   const forwarder = new EstateEventForwarder({
     otlp: config.otlp,

@@ -5,7 +5,9 @@
  * schedule: the parent decides when a collection round runs.
  *
  * Commands (IPC): round, advance (the clock), captureStart, baseline,
- * memory, gc (needs the child started with --expose-gc), stop. The baseline
+ * memory, gc (needs the child started with --expose-gc), flushEvents, stop.
+ * With otlp.activities or otlp.auditLogs on, the estate's events are
+ * forwarded by an EstateEventForwarder wired as the daemon wires it. The baseline
  * fetches the pages of the captured round again with a bare undici client
  * (bench/support/bare-fetch.ts), for the overhead ratio.
  */
@@ -18,6 +20,7 @@ import { SelfMetrics } from '../../src/exporters/prometheus';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/server';
 import { closeServer, listen } from '../../src/exporters/http-server';
+import { forwarderFor } from '../../src/exporter';
 import { installRequestCapture, replay, type BaselineReport } from './bare-fetch';
 import { childArgument, serve } from './ipc';
 
@@ -46,6 +49,13 @@ export interface RoundReport {
   collectors: Array<{ target: string; collector: string; seconds: number; ok: boolean; error?: string }>;
 }
 
+/** flushEvents: sending what is still queued, and the events dropped since start */
+export interface FlushReport {
+  seconds: number;
+  cpuSeconds: number;
+  dropped: number;
+}
+
 export interface MemoryReport {
   rss: number;
   /** peak resident set size of this process so far (bytes) */
@@ -53,6 +63,25 @@ export interface MemoryReport {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+}
+
+/** The daemon's self-metrics, also keeping the OTLP drops as a number for flushEvents. */
+class CountingSelfMetrics extends SelfMetrics {
+  droppedEvents = 0;
+
+  override onOtlpDropped(signal: 'traces' | 'logs', count: number): void {
+    this.droppedEvents += count;
+    super.onOtlpDropped(signal, count);
+  }
+}
+
+/** Wall and CPU seconds (user + system, the whole process) of `work`. */
+async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpuSeconds: number }> {
+  const started = performance.now();
+  const cpuBefore = process.cpuUsage();
+  const result = await work();
+  const cpu = process.cpuUsage(cpuBefore);
+  return { result, seconds: (performance.now() - started) / 1000, cpuSeconds: (cpu.user + cpu.system) / 1e6 };
 }
 
 async function main(): Promise<void> {
@@ -63,14 +92,16 @@ async function main(): Promise<void> {
 
   // Requests counted per endpoint template, besides the self-metrics.
   let byEndpoint = new Map<string, number>();
-  const self = new SelfMetrics();
+  const self = new CountingSelfMetrics();
   const observer: RequestObserver = {
     onRequest(event) {
       byEndpoint.set(event.endpoint, (byEndpoint.get(event.endpoint) ?? 0) + 1);
       self.onRequest(event);
     },
   };
-  const runtime = new ExporterRuntime(config, { logger, observer, now: () => new Date(Date.now() + offset) });
+  const now = (): Date => new Date(Date.now() + offset);
+  const events = forwarderFor(config, logger, self, now);
+  const runtime = new ExporterRuntime(config, { logger, observer, now, ...(events ? { onEvents: events.accept.bind(events) } : {}) });
   const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
   const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.firstRoundComplete(), logger });
   const server = await listen(app, config.web);
@@ -84,11 +115,7 @@ async function main(): Promise<void> {
       round: async (): Promise<RoundReport> => {
         byEndpoint = new Map();
         const before = new Map(store.all().map((r) => [`${r.target}\u0000${r.collector}`, r.runs]));
-        const started = performance.now();
-        const cpuBefore = process.cpuUsage();
-        const results = await runtime.runOnce();
-        const cpu = process.cpuUsage(cpuBefore);
-        const seconds = (performance.now() - started) / 1000;
+        const { result: results, seconds, cpuSeconds } = await timed(() => runtime.runOnce());
         const collectors = store
           .all()
           .filter((r) => r.runs !== before.get(`${r.target}\u0000${r.collector}`))
@@ -101,7 +128,7 @@ async function main(): Promise<void> {
           }));
         let requests = 0;
         for (const count of byEndpoint.values()) requests += count;
-        return { seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
+        return { seconds, cpuSeconds, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
       },
       advance: (ms: number) => {
         offset += ms;
@@ -129,9 +156,14 @@ async function main(): Promise<void> {
         const usage = process.memoryUsage();
         return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
       },
+      flushEvents: async (): Promise<FlushReport> => {
+        const { seconds, cpuSeconds } = await timed(async () => events?.flush());
+        return { seconds, cpuSeconds, dropped: self.droppedEvents };
+      },
       stop: async () => {
         await closeServer(server);
         await runtime.stop();
+        await events?.shutdown(1_000);
         setImmediate(() => process.exit(0));
       },
     },

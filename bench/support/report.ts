@@ -10,6 +10,7 @@
  */
 import type { EstateSize } from '../../src/simulator/types';
 import type { HostileKind } from './hostile';
+import type { OtlpCostFigures, RoundCost } from './otlp-cost';
 import type { Exposition, ScrapeFigures } from './scrape';
 
 export interface RoundFigures {
@@ -41,6 +42,7 @@ export interface EstateFigures {
   stress?: ScrapeFigures & { rounds: number; peakRssBytes: number };
   exposition: Partial<Record<'all' | 'protected' | 'none', Exposition>>;
   hostile?: { peakRssBytes: number; roundSeconds: number[]; requestsPerRound: Record<HostileKind, number[]> };
+  otlp?: OtlpCostFigures;
 }
 
 /** An estate whose run ended early: a child exited (out of memory, say) or a step threw. */
@@ -110,6 +112,10 @@ export function budgets(f: EstateFigures, context: ReportContext): Budget[] {
       list.push({ name: `requests per round to the ${kind} server <= ${HOSTILE_REQUESTS_PER_ROUND}`, value: String(most), pass: most <= HOSTILE_REQUESTS_PER_ROUND });
     }
   }
+  if (f.otlp) {
+    // Not a cost budget: an event dropped means the OTLP figures do not measure the whole forwarding.
+    list.push({ name: 'OTLP forwarding: no event dropped', value: `${f.otlp.dropped} dropped`, pass: f.otlp.dropped === 0 });
+  }
   return list;
 }
 
@@ -140,11 +146,19 @@ function table(all: EstateFigures[]): string[] {
     ...(['endless-body', 'pages-forever', 'never-answers'] as const).map(
       (kind): [string, (f: EstateFigures) => string] => [`hostile: requests per round, ${kind}`, (f) => f.hostile?.requestsPerRound[kind].join(', ') ?? '-'],
     ),
+    ['OTLP off / on, cold round: s wall, s CPU', (f) => offOn(f.otlp?.cold)],
+    ['OTLP off / on, an hour later: s wall, s CPU', (f) => offOn(f.otlp?.hourLater)],
+    ['OTLP an hour later: spans / log records sent', (f) => (f.otlp ? `${f.otlp.hourLater.spans} / ${f.otlp.hourLater.logs}` : '-')],
+    ['OTLP cold round, 24 h backfill: s wall, s CPU', (f) => (f.otlp ? wallCpu(f.otlp.backfill.round) : '-')],
+    ['OTLP 24 h backfill: spans / log records sent', (f) => (f.otlp ? `${f.otlp.backfill.spans} / ${f.otlp.backfill.logs}` : '-')],
   ];
   const cells = [['', ...all.map((f) => f.estate)], ...rows.map(([label, value]) => [label, ...all.map(value)])];
   const widths = (cells[0] as string[]).map((_, column) => Math.max(...cells.map((row) => (row[column] ?? '').length)));
   return cells.map((row) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[0] as number) : cell.padStart(widths[column] as number))).join('  '));
 }
+
+const wallCpu = (c: RoundCost): string => `${c.seconds.toFixed(2)}, ${c.cpuSeconds.toFixed(2)}`;
+const offOn = (pair: { off: RoundCost; on: RoundCost } | undefined): string => (pair ? `${wallCpu(pair.off)} / ${wallCpu(pair.on)}` : '-');
 
 /** Prints the table, the budgets and the JSON line; false when a budget failed or an estate's run ended early. */
 export function report(results: EstateResult[], context: ReportContext): boolean {

@@ -118,4 +118,16 @@ describe('bench budgets', () => {
     expect(failed(figures('10k'))).toEqual(['peak RSS < 400 MB (rounds and HA scrapes)', 'requests per round to the pages-forever server <= 500']);
     expect(failed(figures('50k'))).toEqual(['requests per round to the pages-forever server <= 500']);
   });
+
+  it('fail the OTLP step when an exporter dropped an event, on every estate', () => {
+    const cost = { seconds: 1, cpuSeconds: 1 };
+    const otlp = (dropped: number): EstateFigures['otlp'] => ({
+      cold: { off: cost, on: cost },
+      hourLater: { off: cost, on: cost, send: cost, spans: 10, logs: 1 },
+      backfill: { round: cost, send: cost, spans: 100, logs: 10 },
+      dropped,
+    });
+    expect(failed({ ...figures('1k'), otlp: otlp(0) })).toEqual(['requests per round to the pages-forever server <= 500']);
+    expect(failed({ ...figures('1k'), otlp: otlp(3) })).toEqual(['requests per round to the pages-forever server <= 500', 'OTLP forwarding: no event dropped']);
+  });
 });

@@ -15,6 +15,13 @@
  *    its RPO comes from its schedule), and the panels that were empty by design
  *    return data.
  *
+ * The storage and replication APIs are read in both spellings: beside the
+ * seed-spelling simulator, a product-spelling one of the same seed and size
+ * is collected by the same exporter as two more targets (PRODUCT_TARGETS).
+ * Its VMs, groups, clusters, systems, capacities, alerts and contexts must
+ * equal its truth as they must the seed one's; step 2 breaks both alike and
+ * the alert truth covers both.
+ *
  * The rules file is loaded as it is shipped: its `for` durations (5 m and
  * more) cannot elapse in this test, so "pending" is the expected state.
  * The steps run in order and build on each other.
@@ -27,7 +34,7 @@ import { dashboardFiles, loadDashboard, queriesOf, substituteVariables, variable
 import { allRules } from '../rules/rules-files';
 import { comparableKeys, expectedAlerts } from './expected-alerts';
 import type { ActiveAlert, PrometheusHarness } from './prometheus-harness';
-import { SCRAPE_JOB, startStack, TARGETS, type Stack } from './stack';
+import { PRODUCT_TARGETS, SCRAPE_JOB, startStack, TARGETS, type Stack } from './stack';
 
 /** The whole file stays well below 90 s: every wait is cut at this deadline. */
 const DEADLINE = Date.now() + 75_000;
@@ -108,27 +115,110 @@ function ruleOf(alertname: string) {
 
 const same = (a: readonly string[], b: readonly string[]): boolean => JSON.stringify(a) === JSON.stringify(b);
 
+/** A path of each API that only its spelling has (the clusters and the systems collections). */
+const SPELLED_PATHS = {
+  seed: { replication: '/rep-clusters', storage: '/store-systems' },
+  product: { replication: '/rp-clusters', storage: '/dd-systems' },
+} as const;
+
+type Counts = Record<string, number>;
+
+/** The series of an instant query as "label/label..." -> value, sorted by key. */
+async function countsOf(prometheus: PrometheusHarness, expr: string, labels: readonly string[]): Promise<Counts> {
+  const series = await prometheus.query(expr);
+  return sortedCounts(series.map((s) => [labels.map((label) => s.metric[label] ?? '').join('/'), Number(s.value[1])]));
+}
+
+function sortedCounts(entries: Iterable<[string, number]>): Counts {
+  return Object.fromEntries([...entries].sort(([a], [b]) => a.localeCompare(b)));
+}
+
+function tally(keys: Iterable<string>): Counts {
+  const counts = new Map<string, number>();
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1);
+  return sortedCounts(counts);
+}
+
+/**
+ * What the exporter must report of a simulator's replication and storage
+ * estate, from the simulator's truth, next to the queries that read it back.
+ */
+function replicationAndStorageTruth(sim: RunningSimulator, targets: { replication: string; storage: string }): Array<{ what: string; expr: string; labels: string[]; truth: Counts }> {
+  const { replication, storage } = sim.estate;
+  const repl = `target="${targets.replication}"`;
+  const store = `target="${targets.storage}"`;
+  const tiers = storage.systems.flatMap((system) =>
+    (['active', 'cloud'] as const).map((tier) => ({ key: `${system.id}/${tier}`, capacity: storage.newestCapacity(system.id, tier).physical_capacity })),
+  );
+  // A tier the system does not have (no capacity) has no series.
+  const present = tiers.filter((t) => t.capacity.total > 0);
+  const perSystem = (count: (systemId: string) => number): Counts =>
+    sortedCounts(storage.systems.map((system): [string, number] => [system.id, count(system.id)]).filter(([, n]) => n > 0));
+  return [
+    { what: 'VMs', expr: `count(dataprotect_replication_vm_info{${repl}})`, labels: [], truth: { '': replication.vms.length } },
+    {
+      what: 'VMs by cluster, role and status',
+      // The count of every known status is exported, 0 included: the truth lists those that have VMs.
+      expr: `sum by (rep_cluster, role, status) (dataprotect_replication_vms{${repl}}) > 0`,
+      labels: ['rep_cluster', 'role', 'status'],
+      truth: tally(replication.vms.map((vm) => `${vm.repClusterName}/${vm.role}/${vm.status}`)),
+    },
+    { what: 'consistency groups', expr: `count(dataprotect_replication_group_info{${repl}})`, labels: [], truth: { '': replication.groups.length } },
+    {
+      what: 'clusters connected',
+      expr: `dataprotect_replication_cluster_connected{${repl}}`,
+      labels: ['rep_cluster'],
+      truth: sortedCounts(replication.clusters.map((c): [string, number] => [c.name, c.isRegistered && c.connectionStatus === 'OK' ? 1 : 0])),
+    },
+    { what: 'storage systems', expr: `count(dataprotect_storage_system_info{${store}})`, labels: [], truth: { '': storage.systems.length } },
+    {
+      what: 'physical capacity',
+      expr: `dataprotect_storage_physical_capacity_bytes{${store}}`,
+      labels: ['system_id', 'tier'],
+      truth: sortedCounts(present.map((t): [string, number] => [t.key, t.capacity.total])),
+    },
+    {
+      what: 'physical used',
+      expr: `dataprotect_storage_physical_used_bytes{${store}}`,
+      labels: ['system_id', 'tier'],
+      truth: sortedCounts(present.map((t): [string, number] => [t.key, t.capacity.used])),
+    },
+    { what: 'active storage alerts', expr: `sum by (system_id) (dataprotect_storage_alerts{${store}})`, labels: ['system_id'], truth: perSystem((id) => storage.activeAlerts(id).length) },
+    {
+      what: 'replication contexts',
+      expr: `count by (system_id) (dataprotect_storage_replication_state{${store}} == 1)`,
+      labels: ['system_id'],
+      truth: perSystem((id) => storage.contexts(id).length),
+    },
+  ];
+}
+
 /** A healthy start: no paused VM (the generator pauses a few); two clusters are both connected. */
 function makeHealthy(sim: RunningSimulator): void {
   for (const vm of sim.estate.replication.vms) if (vm.status !== 'ACTIVE') sim.estate.replication.setVmStatus(vm.id, 'ACTIVE');
 }
 
-interface Faults {
+interface ReplicationFaults {
   readonly pausedVm: { id: string; name: string; repCluster: string; role: string };
   readonly disconnectedCluster: string;
+}
+
+interface Faults extends ReplicationFaults {
   readonly agedAsset: { id: string; name: string; policy: string; lastCopyMs: number; rpoMs: number };
   readonly weeklyAsset: { id: string; lastCopyMs: number; rpoMs: number };
   readonly assetWithoutCopy: { id: string; name: string };
 }
 
-/** Turns the estate unhealthy through the simulator's mutators, and checks its truth says so. */
-function makeUnhealthy(sim: RunningSimulator): Faults {
-  const { management, replication } = sim.estate;
-
-  // An hour of simulated activity: new copies and activities, and the storage
-  // fills (its hourly capacity sample moves), so that time-to-full has a value.
-  // First, so that the evolution cannot resume the VM paused below or give the
-  // aged asset a newer copy.
+/**
+ * An hour of simulated activity, then a VM paused and a cluster disconnected:
+ * the replication and storage faults, applied to both spellings' simulators.
+ * The hour brings new copies and activities, and the storage fills (its
+ * hourly capacity sample moves), so that time-to-full has a value. It comes
+ * first, so that the evolution cannot resume the VM paused here or give the
+ * aged asset of makeUnhealthy a newer copy.
+ */
+function breakReplicationAndStorage(sim: RunningSimulator): ReplicationFaults {
+  const { replication } = sim.estate;
   sim.clock.advance(HOUR_MS);
 
   const vm = replication.vms.find((v) => v.status === 'ACTIVE');
@@ -138,6 +228,13 @@ function makeUnhealthy(sim: RunningSimulator): Faults {
   const cluster = replication.clusters[0];
   if (!cluster) throw new Error('the simulator has no replication cluster');
   replication.setClusterConnection(cluster.id, 'ERROR');
+  return { pausedVm: { id: vm.id, name: vm.name, repCluster: vm.repClusterName, role: vm.role }, disconnectedCluster: cluster.name };
+}
+
+/** Turns the estate unhealthy through the simulator's mutators, and checks its truth says so. */
+function makeUnhealthy(sim: RunningSimulator): Faults {
+  const { management } = sim.estate;
+  const replicationFaults = breakReplicationAndStorage(sim);
 
   // An asset of an hourly policy whose newest copy is 3 schedule periods old,
   // and one of the weekly policy whose newest copy is 3 days old.
@@ -163,8 +260,7 @@ function makeUnhealthy(sim: RunningSimulator): Faults {
   sim.faults.add({ ...error, skip: 4 });
 
   return {
-    pausedVm: { id: vm.id, name: vm.name, repCluster: vm.repClusterName, role: vm.role },
-    disconnectedCluster: cluster.name,
+    ...replicationFaults,
     agedAsset: { id: asset.id, name: asset.name, policy: asset._embedded.protectionPolicy?.name ?? '', lastCopyMs, rpoMs: hourly.rpoMs },
     weeklyAsset: { id: weekly.asset.id, lastCopyMs: weeklyLastCopyMs, rpoMs: weekly.rpoMs },
     assetWithoutCopy: { id: withoutCopy.id, name: withoutCopy.name },
@@ -201,6 +297,11 @@ function ageNewestCopy(sim: RunningSimulator, assetId: string, ageMs: number): n
   return lastCopyMs;
 }
 
+function productSimOf(stack: Stack): RunningSimulator {
+  if (!stack.productSim) throw new Error('the stack was started without the product-spelling simulator');
+  return stack.productSim;
+}
+
 describe('dashboards and alert rules on a real Prometheus scraping the exporter against the simulator', () => {
   let stack: Stack | undefined;
 
@@ -211,9 +312,9 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
 
   /** The comparable active alerts and the truth's expectation, taken together. */
   async function alertsAndTruth(): Promise<{ alerts: ActiveAlert[]; actual: string[]; expected: string[] }> {
-    const { prometheus, sim, config } = running();
+    const { prometheus, config } = running();
     const alerts = await prometheus.alerts();
-    const truth = expectedAlerts(sim, config.collection, THRESHOLDS);
+    const truth = expectedAlerts(running(), config.collection, THRESHOLDS);
     return { alerts, actual: comparableKeys(alerts, truth), expected: truth.active };
   }
 
@@ -225,6 +326,7 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
       collection: { defaultRpo: DEFAULT_RPO },
       schedule: '*/2 * * * * *',
       prepare: makeHealthy,
+      productSpelling: true,
     });
     const { exporter, prometheus } = stack;
     await prometheus.waitFor(
@@ -264,6 +366,24 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
     expect(rules.filter((rule) => rule.health !== 'ok').map((rule) => `${rule.name}: ${rule.health} ${rule.lastError ?? ''}`)).toEqual([]);
   });
 
+  it.each([
+    { spelling: 'seed' as const, targets: TARGETS, simOf: (stack: Stack) => stack.sim },
+    { spelling: 'product' as const, targets: PRODUCT_TARGETS, simOf: productSimOf },
+  ])("$spelling spelling: the replication and storage series count exactly the simulator's truth", async ({ spelling, targets, simOf }) => {
+    const stack = running();
+    const sim = simOf(stack);
+    // The exporter read this simulator in its spelling: its spelled paths were asked for.
+    const paths = SPELLED_PATHS[spelling];
+    expect({ replication: sim.stats.count('replication', paths.replication) > 0, storage: sim.stats.count('storage', paths.storage) > 0 }).toEqual({ replication: true, storage: true });
+    const checks = replicationAndStorageTruth(sim, targets);
+    const read = async () => Promise.all(checks.map(async (check) => ({ what: check.what, counts: await countsOf(stack.prometheus, check.expr, check.labels) })));
+    const expected = checks.map((check) => ({ what: check.what, counts: check.truth }));
+    const actual = await eventually(read, (value) => JSON.stringify(value) === JSON.stringify(expected), 10_000);
+    expect(actual).toEqual(expected);
+    // Not vacuous: the estate has something of each.
+    for (const check of checks) expect({ what: check.what, empty: Object.keys(check.truth).length === 0 }).toEqual({ what: check.what, empty: false });
+  });
+
   it('healthy estate: exactly the alerts the truth calls for are active', async () => {
     const { sim } = running();
     expect(sim.estate.replication.clusters.every((c) => c.isRegistered && c.connectionStatus === 'OK')).toBe(true);
@@ -276,9 +396,11 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
 
   describe('after the estate turns unhealthy', () => {
     let faults: Faults;
+    let productFaults: ReplicationFaults;
 
     beforeAll(() => {
       faults = makeUnhealthy(running().sim);
+      productFaults = breakReplicationAndStorage(productSimOf(running()));
     });
 
     it('puts the matching alerts pending with the right labels, and no other', async () => {
@@ -286,24 +408,30 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
       const { alerts, actual, expected } = await eventually(alertsAndTruth, (v) => same(v.actual, v.expected), 25_000);
       expect(actual).toEqual(expected);
 
-      const find = (alertname: string, label: string, value: string) =>
-        alerts.find((alert) => alert.labels.alertname === alertname && alert.labels[label] === value);
+      const find = (alertname: string, labels: Readonly<Record<string, string>>) =>
+        alerts.find((alert) => alert.labels.alertname === alertname && Object.entries(labels).every(([name, value]) => alert.labels[name] === value));
       const severityOf = (alertname: string) => ruleOf(alertname).labels?.severity;
 
-      const paused = find('DataProtectReplicationVMPaused', 'vm_id', faults.pausedVm.id);
-      expect(paused?.labels).toMatchObject({
-        target: TARGETS.replication,
-        vm_name: faults.pausedVm.name,
-        rep_cluster: faults.pausedVm.repCluster,
-        role: faults.pausedVm.role,
-        status: 'PAUSED',
-        severity: severityOf('DataProtectReplicationVMPaused'),
+      // The same faults in both spellings: each alert under its own target.
+      const replicationAlerts = [
+        { target: TARGETS.replication, broken: faults as ReplicationFaults },
+        { target: PRODUCT_TARGETS.replication, broken: productFaults },
+      ].flatMap(({ target, broken }) => {
+        const paused = find('DataProtectReplicationVMPaused', { target, vm_id: broken.pausedVm.id });
+        expect(paused?.labels).toMatchObject({
+          target,
+          vm_name: broken.pausedVm.name,
+          rep_cluster: broken.pausedVm.repCluster,
+          role: broken.pausedVm.role,
+          status: 'PAUSED',
+          severity: severityOf('DataProtectReplicationVMPaused'),
+        });
+        const disconnected = find('DataProtectReplicationClusterDisconnected', { target, rep_cluster: broken.disconnectedCluster });
+        expect(disconnected?.labels).toMatchObject({ target, severity: severityOf('DataProtectReplicationClusterDisconnected') });
+        return [paused, disconnected];
       });
 
-      const disconnected = find('DataProtectReplicationClusterDisconnected', 'rep_cluster', faults.disconnectedCluster);
-      expect(disconnected?.labels).toMatchObject({ target: TARGETS.replication, severity: severityOf('DataProtectReplicationClusterDisconnected') });
-
-      const aged = find('DataProtectAssetOutOfRPO', 'asset_id', faults.agedAsset.id);
+      const aged = find('DataProtectAssetOutOfRPO', { asset_id: faults.agedAsset.id });
       expect(aged?.labels).toMatchObject({
         target: TARGETS.management,
         asset_name: faults.agedAsset.name,
@@ -317,11 +445,11 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
       const lastCopy = await prometheus.query(`dataprotect_asset_last_copy_timestamp_seconds{asset_id="${faults.agedAsset.id}"}`);
       expect(lastCopy.map((s) => Number(s.value[1]))).toEqual([faults.agedAsset.lastCopyMs / 1000]);
 
-      const withoutCopy = find('DataProtectAssetWithoutCopy', 'asset_id', faults.assetWithoutCopy.id);
+      const withoutCopy = find('DataProtectAssetWithoutCopy', { asset_id: faults.assetWithoutCopy.id });
       expect(withoutCopy?.labels).toMatchObject({ target: TARGETS.management, asset_name: faults.assetWithoutCopy.name });
 
       // Their `for` (5 m and more) cannot have elapsed: pending, not firing.
-      for (const alert of [paused, disconnected, aged, withoutCopy]) {
+      for (const alert of [...replicationAlerts, aged, withoutCopy]) {
         expect(durationSeconds(ruleOf(alert?.labels.alertname ?? '').for ?? '0s')).toBeGreaterThanOrEqual(300);
         expect(alert?.state).toBe('pending');
       }
@@ -357,6 +485,7 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
       expect(table.map((s) => s.metric.asset_id).sort()).toEqual([faults.agedAsset.id, faults.assetWithoutCopy.id].sort());
       const pausedTable = await prometheus.query(substituteVariables(QUERIES.find((q) => queryId(q) === 'DataProtect / Replication / Paused VMs / A')?.expr ?? ''));
       expect(pausedTable.map((s) => s.metric.vm_id)).toContain(faults.pausedVm.id);
+      expect(pausedTable.map((s) => s.metric.vm_id)).toContain(productFaults.pausedVm.id);
     });
   });
 });

@@ -14,7 +14,7 @@ import type { RunningSimulator } from '../../src/simulator';
 import type { Thresholds } from '../../scripts/build-rules';
 import { durationSeconds } from '../../scripts/build-rules';
 import type { ActiveAlert } from './prometheus-harness';
-import { TARGETS } from './stack';
+import { PRODUCT_TARGETS, TARGETS } from './stack';
 
 /** The labels that identify one instance of each alert (besides its name). */
 export const IDENTIFYING_LABELS: Readonly<Record<string, readonly string[]>> = {
@@ -117,8 +117,7 @@ function expectAssets(sim: RunningSimulator, collection: ExporterConfig['collect
   }
 }
 
-function expectReplication(sim: RunningSimulator, into: Expectation): void {
-  const target = TARGETS.replication;
+function expectReplication(sim: RunningSimulator, target: string, into: Expectation): void {
   for (const vm of sim.estate.replication.vms) {
     if (vm.status === 'PAUSED') into.active.add(alertKey('DataProtectReplicationVMPaused', { target, vm_id: vm.id }));
   }
@@ -129,8 +128,7 @@ function expectReplication(sim: RunningSimulator, into: Expectation): void {
   }
 }
 
-function expectStorage(sim: RunningSimulator, thresholds: Thresholds, nowMs: number, into: Expectation): void {
-  const target = TARGETS.storage;
+function expectStorage(sim: RunningSimulator, target: string, thresholds: Thresholds, nowMs: number, into: Expectation): void {
   const storage = sim.estate.storage;
   const lagThreshold = durationSeconds(thresholds.storage.replicationLag);
   for (const system of storage.systems) {
@@ -161,13 +159,23 @@ function expectStorage(sim: RunningSimulator, thresholds: Thresholds, nowMs: num
  * The alerts the estate calls for now. The exporter's own alerts (target down,
  * collector failing or stale, exporter down or absent), StorageFillingUp
  * (which needs hours of history) and PolicySLAAttainmentLow (a day) are never expected here: a healthy simulator
- * read every 2 s must not raise them.
+ * read every 2 s must not raise them. With `productSim`, its replication and
+ * storage alerts under PRODUCT_TARGETS are expected too.
  */
-export function expectedAlerts(sim: RunningSimulator, collection: ExporterConfig['collection'], thresholds: Thresholds, nowMs = Date.now()): ExpectedAlerts {
+export function expectedAlerts(
+  sims: { sim: RunningSimulator; productSim?: RunningSimulator | undefined },
+  collection: ExporterConfig['collection'],
+  thresholds: Thresholds,
+  nowMs = Date.now(),
+): ExpectedAlerts {
   const expectation = new Expectation();
-  expectAssets(sim, collection, thresholds, nowMs, expectation);
-  expectReplication(sim, expectation);
-  expectStorage(sim, thresholds, nowMs, expectation);
+  expectAssets(sims.sim, collection, thresholds, nowMs, expectation);
+  expectReplication(sims.sim, TARGETS.replication, expectation);
+  expectStorage(sims.sim, TARGETS.storage, thresholds, nowMs, expectation);
+  if (sims.productSim) {
+    expectReplication(sims.productSim, PRODUCT_TARGETS.replication, expectation);
+    expectStorage(sims.productSim, PRODUCT_TARGETS.storage, thresholds, nowMs, expectation);
+  }
   return { active: [...expectation.active].sort(), uncertain: expectation.uncertain };
 }
 

@@ -6,6 +6,12 @@
  *   const stack = await startStack({ seed: 11, size: {...}, collection: {...} });
  *   try { ... stack.sim.estate ..., await stack.prometheus.alerts() ... } finally { await stack.stop(); }
  *
+ * With `productSpelling`, a second simulator of the same seed and size speaks
+ * the real products' spelling of the storage and replication APIs, and the
+ * same exporter collects its replication and storage servers as two more
+ * targets (PRODUCT_TARGETS; both spellings found by the exporter itself, as
+ * with apiSpelling unset in production).
+ *
  * Whatever was started is stopped again when a later step fails, so a failing
  * start never leaves a Prometheus process or a listening server behind.
  */
@@ -21,6 +27,8 @@ import { startPrometheus, type PrometheusHarness } from './prometheus-harness';
 export const SCRAPE_JOB = 'dataprotect';
 /** Target names in the exporter's configuration (the `target` label). */
 export const TARGETS = { management: 'backup', replication: 'replication', storage: 'storage' } as const satisfies Record<TargetKind, string>;
+/** Target names of the product-spelling simulator's replication and storage servers. */
+export const PRODUCT_TARGETS = { replication: 'replication-product', storage: 'storage-product' } as const;
 
 export interface StackOptions {
   readonly seed: number;
@@ -33,10 +41,14 @@ export interface StackOptions {
   readonly ruleFiles?: readonly string[];
   /** lets the test shape the estate after generation and before the exporter's first collection */
   readonly prepare?: (sim: RunningSimulator) => void;
+  /** also the product-spelling simulator (see the module comment); `prepare` shapes it too */
+  readonly productSpelling?: boolean;
 }
 
 export interface Stack {
   readonly sim: RunningSimulator;
+  /** the product-spelling simulator, with `productSpelling` */
+  readonly productSim?: RunningSimulator;
   readonly exporter: Exporter;
   readonly prometheus: PrometheusHarness;
   readonly config: ExporterConfig;
@@ -68,7 +80,16 @@ function everyCollectorOn(kind: TargetKind, schedule: string): Record<string, { 
   return Object.fromEntries(COLLECTORS[kind].map((collector) => [collector.name, { schedule }]));
 }
 
-function exporterConfig(sim: RunningSimulator, options: StackOptions): ExporterConfig {
+/** The replication and storage servers of the product-spelling simulator as targets. */
+function productTargets(sim: RunningSimulator, schedule: string): unknown[] {
+  const credentials = { username: sim.username, password: sim.password };
+  return [
+    { name: PRODUCT_TARGETS.replication, kind: 'replication', url: sim.urls.replication, ...credentials, collectors: everyCollectorOn('replication', schedule) },
+    { name: PRODUCT_TARGETS.storage, kind: 'storage', url: sim.urls.storageCenter, storageMode: 'center', ...credentials, collectors: everyCollectorOn('storage', schedule) },
+  ];
+}
+
+function exporterConfig(sim: RunningSimulator, productSim: RunningSimulator | undefined, options: StackOptions): ExporterConfig {
   const credentials = { username: sim.username, password: sim.password };
   return parseConfig({
     web: { listenAddress: '127.0.0.1', port: 0 },
@@ -84,6 +105,7 @@ function exporterConfig(sim: RunningSimulator, options: StackOptions): ExporterC
         ...credentials,
         collectors: everyCollectorOn('storage', options.schedule),
       },
+      ...(productSim ? productTargets(productSim, options.schedule) : []),
     ],
   });
 }
@@ -98,8 +120,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     const sim = await startSimulator({ seed: options.seed, size: options.size });
     stops.push(() => sim.close());
     options.prepare?.(sim);
+    let productSim: RunningSimulator | undefined;
+    if (options.productSpelling) {
+      const started = await startSimulator({ seed: options.seed, size: options.size, apiSpelling: 'product' });
+      stops.push(() => started.close());
+      options.prepare?.(started);
+      productSim = started;
+    }
 
-    const config = exporterConfig(sim, options);
+    const config = exporterConfig(sim, productSim, options);
     const { logger, lines } = memoryLogger();
     // processMetrics off: the process_* series would be the test runner's, not an exporter's.
     const exporter = new Exporter(config, logger, { processMetrics: false });
@@ -115,7 +144,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     });
     stops.push(() => prometheus.stop());
 
-    return { sim, exporter, prometheus, config, exporterLogs: () => lines.join('\n'), stop: stopAll };
+    return { sim, ...(productSim ? { productSim } : {}), exporter, prometheus, config, exporterLogs: () => lines.join('\n'), stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;
