@@ -12,7 +12,7 @@
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { activitiesCollector } from '../../src/collectors/management/activities';
 import { auditLogsCollector } from '../../src/collectors/management/audit-logs';
-import { SelfMetrics } from '../../src/exporters/prometheus';
+import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { ExporterRuntime } from '../../src/runtime';
 import { startSimulator, type RunningSimulator } from '../../simulator';

@@ -22,7 +22,7 @@
 import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
-import { SelfMetrics } from '../../src/exporters/prometheus';
+import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { ExporterRuntime } from '../../src/runtime';
 import { startSimulator, type RunningSimulator } from '../../simulator';
