@@ -56,4 +56,3 @@ export function perAssetCopyRequests(sim: RunningSimulator): number {
   return sim.stats.count('management', /^\/api\/v2\/assets\/[^/]+\/copies$/);
 }
 
-export const seconds = (iso: string | null | undefined): number | undefined => (iso ? Date.parse(iso) / 1000 : undefined);
