@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # dataprotect-exporter: multi-stage build, production dependencies only, non-root.
-# Node 22 (LTS; Node 20 reached its end of life on 2026-04-30). The simulator and the demo are left
-# out (.dockerignore, tsconfig.build.json): they need dev dependencies.
+# Node 22 (LTS; Node 20 reached its end of life on 2026-04-30). The simulator and the demo live in
+# simulator/, outside src/: neither is copied nor built here (they need dev dependencies).
 #   docker build -t dataprotect-exporter .
 #   docker run -p 8497:8497 -v /path/to/config.yaml:/etc/dataprotect-exporter/config.yaml:ro dataprotect-exporter
 

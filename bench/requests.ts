@@ -17,7 +17,7 @@ import { ManagementClient } from '../src/clients/management/client';
 import { MANAGEMENT_COLLECTORS } from '../src/collectors/management';
 import type { CollectorDefinition, SharedKey } from '../src/collectors/types';
 import { parseConfig, type TargetConfig } from '../src/config/load';
-import { startSimulator } from '../src/simulator';
+import { startSimulator } from '../simulator';
 
 interface Options {
   assets: number;

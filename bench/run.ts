@@ -46,7 +46,7 @@
  * bench/support/report.ts); any FAIL, or an exporter that exits during its
  * rounds, makes the exit code 1.
  */
-import type { EstateSize } from '../src/simulator/types';
+import type { EstateSize } from '../simulator/types';
 import { startChild, type Child } from './support/ipc';
 import type { ListingSizes, SimChildOptions, SimHello, StatsReport } from './support/sim-child';
 import type { BaselineReport } from './support/bare-fetch';

@@ -12,7 +12,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { runSoak, type CounterCheck, type SimControl, type Truth } from '../test/reliability/soak-driver';
-import type { EstateSize } from '../src/simulator/types';
+import type { EstateSize } from '../simulator/types';
 import { startChild } from './support/ipc';
 import type { SimHello } from './support/sim-child';
 

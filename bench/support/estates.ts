@@ -10,7 +10,7 @@
  * (measured at 1,000 and 2,000), under 1 GB at 50,000: the 50,000-asset
  * estate keeps the proportions.
  */
-import type { EstateSize } from '../../src/simulator/types';
+import type { EstateSize } from '../../simulator/types';
 
 export const ESTATE_RATIOS = {
   copiesPerAsset: 20,

@@ -8,7 +8,7 @@
  * whose heap settings they were set with (the sizing guide derives the other
  * sizes' memory from their figures).
  */
-import type { EstateSize } from '../../src/simulator/types';
+import type { EstateSize } from '../../simulator/types';
 import type { HostileKind } from './hostile';
 import type { OtlpCostFigures, RoundCost } from './otlp-cost';
 import type { Exposition, ScrapeFigures } from './scrape';

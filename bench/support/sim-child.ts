@@ -6,8 +6,8 @@
  * (The simulator CLI prints human-readable lines only and offers no access to
  * statistics or faults, hence this wrapper around startSimulator.)
  */
-import { startSimulator } from '../../src/simulator';
-import type { ApiName, EstateSize, FaultRule } from '../../src/simulator/types';
+import { startSimulator } from '../../simulator';
+import type { ApiName, EstateSize, FaultRule } from '../../simulator/types';
 import { truthBetween, type Truth } from '../../test/reliability/soak-driver';
 import { childArgument, serve } from './ipc';
 

@@ -275,6 +275,5 @@ export const configSchema = z
   })
   .strict();
 
-export type ConfigInput = z.input<typeof configSchema>;
 export type ParsedConfig = z.output<typeof configSchema>;
 export type ParsedTarget = ParsedConfig['targets'][number];

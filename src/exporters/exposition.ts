@@ -13,7 +13,7 @@ import type { CollectorRecord } from '../snapshot/store';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
-export { escapeLabelValue, formatValue, formatLabels, formatSample, formatHistogram } from './format';
+export { escapeLabelValue, formatSample, formatHistogram } from './format';
 
 export function familyHeader(family: MetricFamily): string {
   const help = family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');

@@ -1,6 +1,6 @@
 import type { SnapshotStore } from '../snapshot/store';
 import { encodeChunk, renderFamilies, renderRecordChunks, renderRecords, type BodyEncoding } from './exposition';
-import type { SelfMetrics } from './prometheus';
+import type { SelfMetrics } from './self-metrics';
 
 /**
  * Renders /metrics and /probe. The snapshot part is read from the store in

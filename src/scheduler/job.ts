@@ -6,7 +6,7 @@ import { isApiError } from '../clients/errors';
 import type { CollectorDefinition, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
-import { validateOutput } from './validate';
+import { validateOutput } from './output-check';
 
 /** One configured target at run time: its client and the values its collectors share. */
 export interface TargetRuntime {

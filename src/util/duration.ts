@@ -15,11 +15,3 @@ export function parseDuration(value: string | number): number | undefined {
   for (const match of text.matchAll(PART_RE)) total += Number(match[1]) * (UNIT_MS[match[2] as string] ?? 0);
   return total;
 }
-
-export function formatDuration(ms: number): string {
-  if (ms % 86_400_000 === 0) return `${ms / 86_400_000}d`;
-  if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
-  if (ms % 60_000 === 0) return `${ms / 60_000}m`;
-  if (ms % 1000 === 0) return `${ms / 1000}s`;
-  return `${ms}ms`;
-}

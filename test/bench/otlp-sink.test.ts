@@ -10,7 +10,7 @@
 import { fork } from 'node:child_process';
 import { join } from 'node:path';
 import { startOtlpSink, type OtlpSink } from '../../bench/support/otlp-cost';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { startOtlpReceiver, type OtlpReceiver } from '../otlp/receiver';
 
 let sim: RunningSimulator;

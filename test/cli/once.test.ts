@@ -6,12 +6,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { promtoolCheckMetrics } from '../support/promtool';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { spawnCli, writeConfig } from '../support/cli-process';
-import { generateSelfSignedCert } from '../../src/simulator/core/tls';
+import { generateSelfSignedCert } from '../../simulator/core/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'dp-cli-'));
 

@@ -7,7 +7,7 @@
 import { ManagementClient } from '../../src/clients/management/client';
 import { and, eq, isIn } from '../../src/clients/management/filter';
 import { collectAll } from '../../src/clients/management/paging';
-import type { RunningSimulator } from '../../src/simulator';
+import type { RunningSimulator } from '../../simulator';
 import { eventually } from '../support/cli-process';
 import { silentLogger, simulatorTarget } from '../support/collect';
 import { recordSleeps } from '../support/sleeps';

@@ -1,4 +1,4 @@
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { ReplicationClient, desc } from '../../src/clients/replication/client';
 import { ApiError } from '../../src/clients/errors';
 import type { RequestObserver } from '../../src/clients/http';

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { StorageClient, restSystemPath, type StorageSystemRef } from '../../src/clients/storage/client';
 import type { ApiError } from '../../src/clients/errors';
 import type { RequestObserver } from '../../src/clients/http';

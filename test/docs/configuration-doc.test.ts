@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { COLLECTORS } from '../../src/collectors/registry';
 import { RETRIABLE_STATUS } from '../../src/clients/http';
 import { withCollectorsTable } from '../../src/metrics/docs';
-import { usage } from '../../src/simulator/cli';
+import { usage } from '../../simulator/cli';
 
 const ROOT = join(__dirname, '..', '..');
 const configurationDoc = readFileSync(join(ROOT, 'docs', 'configuration.md'), 'utf8');

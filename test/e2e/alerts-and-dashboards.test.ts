@@ -28,8 +28,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { durationSeconds, parseThresholds, THRESHOLDS_FILE } from '../../scripts/build-rules';
-import type { RunningSimulator } from '../../src/simulator';
-import type { Asset } from '../../src/simulator/management/model';
+import type { RunningSimulator } from '../../simulator';
+import type { Asset } from '../../simulator/management/model';
 import { dashboardFiles, loadDashboard, queriesOf, substituteVariables, variableQueryExpr, type DashboardQuery } from '../dashboards/dashboards';
 import { allRules } from '../rules/rules-files';
 import { comparableKeys, expectedAlerts } from './expected-alerts';

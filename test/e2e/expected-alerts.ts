@@ -10,7 +10,7 @@
  * moment earlier: its key is "uncertain" and left out of the comparison.
  */
 import type { ExporterConfig } from '../../src/config/load';
-import type { RunningSimulator } from '../../src/simulator';
+import type { RunningSimulator } from '../../simulator';
 import type { Thresholds } from '../../scripts/build-rules';
 import { durationSeconds } from '../../scripts/build-rules';
 import type { ActiveAlert } from './prometheus-harness';

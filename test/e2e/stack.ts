@@ -19,7 +19,7 @@ import pino, { type Logger } from 'pino';
 import { COLLECTORS } from '../../src/collectors/registry';
 import { parseConfig, type ExporterConfig, type TargetKind } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../src/simulator';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator';
 import { ruleFiles } from '../rules/rules-files';
 import { startPrometheus, type PrometheusHarness } from './prometheus-harness';
 

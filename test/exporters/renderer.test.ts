@@ -9,10 +9,10 @@ import type { Server } from 'node:http';
 import { Agent, request } from 'undici';
 import type { Sample } from '../../src/collectors/types';
 import { parseConfig } from '../../src/config/load';
-import { closeServer, listen } from '../../src/exporters/http-server';
-import { SelfMetrics } from '../../src/exporters/prometheus';
+import { closeServer, listen } from '../../src/exporters/listener';
+import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
-import { createHttpApp } from '../../src/exporters/server';
+import { createHttpApp } from '../../src/exporters/app';
 import { SnapshotStore } from '../../src/snapshot/store';
 import { silentLogger } from '../support/collect';
 

@@ -11,7 +11,7 @@ import { stringify } from 'yaml';
 import pino from 'pino';
 import { loadConfigFile, type ExporterConfig } from '../../src/config/load';
 import { ConfigReloader } from '../../src/reloader';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { eventually, spawnCli, type CliProcess, type LogLine } from '../support/cli-process';
 
 let sim: RunningSimulator;

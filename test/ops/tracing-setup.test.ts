@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { configFileFromArgs, planTracing, readTracingSettings, ReportingSpanExporter } from '../../src/tracing';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { eventually, spawnCli, writeConfig } from '../support/cli-process';
 
 let dir: string;

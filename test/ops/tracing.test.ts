@@ -11,7 +11,7 @@ import { parseConfig } from '../../src/config/load';
 import { ExporterRuntime } from '../../src/runtime';
 import { assetsCollector } from '../../src/collectors/management/assets';
 import { createLogger } from '../../src/util/logger';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 
 const spans = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });

@@ -15,7 +15,7 @@ import express from 'express';
 import type { AddressInfo } from 'node:net';
 import { basicAuthGuard, credentialsMatch, parseBasicAuth } from '../../src/exporters/auth';
 import { BcryptWorker, VerifierBusyError, type BcryptVerifier } from '../../src/exporters/bcrypt-worker';
-import { generateSelfSignedCert } from '../../src/simulator/core/tls';
+import { generateSelfSignedCert } from '../../simulator/core/tls';
 import { Secret } from '../../src/util/secret';
 import { silentLogger } from '../support/collect';
 import { constantCollector } from '../support/fakes';

@@ -11,8 +11,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { spanIdOf, traceIdOf } from '../../src/otlp/event-ids';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import type { Activity, AuditEntry } from '../../src/simulator/management';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import type { Activity, AuditEntry } from '../../simulator/management';
 import { eventually } from '../support/cli-process';
 import { nanos, startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './receiver';
 

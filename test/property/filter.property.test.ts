@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { and, eq, isIn, lk, ne, or } from '../../src/clients/management/filter';
-import { compileFilter, parseFilter, type FieldSpecs } from '../../src/simulator/management/filter';
+import { compileFilter, parseFilter, type FieldSpecs } from '../../simulator/management/filter';
 
 interface Item {
   id: string;

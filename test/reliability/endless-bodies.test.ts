@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { parseConfig } from '../../src/config/load';
 import { ExporterRuntime } from '../../src/runtime';
 import { PeakBudget, writeEndlessBody } from '../support/endless-body';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { silentLogger } from '../support/collect';
 
 const BUDGET = 1024 * 1024;

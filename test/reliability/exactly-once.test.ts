@@ -12,11 +12,11 @@
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { activitiesCollector } from '../../src/collectors/management/activities';
 import { auditLogsCollector } from '../../src/collectors/management/audit-logs';
-import { SelfMetrics } from '../../src/exporters/prometheus';
+import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { ExporterRuntime } from '../../src/runtime';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import type { FaultRule } from '../../src/simulator/types';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import type { FaultRule } from '../../simulator/types';
 import { silentLogger } from '../support/collect';
 import { truthBetween, valuesOf } from './soak-driver';
 

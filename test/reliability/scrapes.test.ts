@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { parseConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../simulator';
 import { silentLogger } from '../support/collect';
 
 const SIZE = { assets: 60, copiesPerAsset: 3, activitiesPerDay: 2_000, auditEntries: 200, replicatedVms: 20, storageSystems: 2 };

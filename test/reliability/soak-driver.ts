@@ -22,13 +22,13 @@
 import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
-import { SelfMetrics } from '../../src/exporters/prometheus';
+import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { ExporterRuntime } from '../../src/runtime';
-import { startSimulator, type RunningSimulator } from '../../src/simulator';
-import type { SimulatorUrls } from '../../src/simulator/types';
-import { SeededRandom } from '../../src/simulator/core/random';
-import type { ApiName, EstateSize, FaultRule } from '../../src/simulator/types';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import type { SimulatorUrls } from '../../simulator/types';
+import { SeededRandom } from '../../simulator/core/random';
+import type { ApiName, EstateSize, FaultRule } from '../../simulator/types';
 
 export interface SoakOptions {
   rounds: number;

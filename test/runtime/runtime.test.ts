@@ -2,7 +2,7 @@ import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { defineCollector, type CollectorDefinition } from '../../src/collectors/types';
 import { Exporter } from '../../src/exporter';
 import { ExporterRuntime } from '../../src/runtime';
-import { SelfMetrics } from '../../src/exporters/prometheus';
+import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { ApiError } from '../../src/clients/errors';
 import { silentLogger } from '../support/collect';

@@ -9,7 +9,7 @@
 import { parseConfig } from '../../src/config/load';
 import { defineCollector } from '../../src/collectors/types';
 import { ExporterRuntime } from '../../src/runtime';
-import { SelfMetrics } from '../../src/exporters/prometheus';
+import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { silentLogger } from '../support/collect';
 

@@ -8,7 +8,7 @@ import { ManagementClient } from '../../src/clients/management/client';
 import { cloudDrSessionsCollector } from '../../src/collectors/management/cloud-dr-sessions';
 import { CollectorJob } from '../../src/scheduler/job';
 import { SnapshotStore } from '../../src/snapshot/store';
-import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../src/simulator';
+import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../simulator';
 import { defaultSettings, silentLogger, simulatorTarget } from '../support/collect';
 
 let sim: RunningSimulator;

@@ -1,12 +1,12 @@
 import express from 'express';
 import { Agent, request } from 'undici';
-import { SimulatedClock } from '../../src/simulator/core/clock';
-import { Faults } from '../../src/simulator/core/faults';
-import { SeededRandom } from '../../src/simulator/core/random';
-import { startApiServer } from '../../src/simulator/core/server';
-import type { ApiServer } from '../../src/simulator/core/server';
-import { Stats } from '../../src/simulator/core/stats';
-import { generateSelfSignedCert } from '../../src/simulator/core/tls';
+import { SimulatedClock } from '../../simulator/core/clock';
+import { Faults } from '../../simulator/core/faults';
+import { SeededRandom } from '../../simulator/core/random';
+import { startApiServer } from '../../simulator/core/server';
+import type { ApiServer } from '../../simulator/core/server';
+import { Stats } from '../../simulator/core/stats';
+import { generateSelfSignedCert } from '../../simulator/core/tls';
 
 describe('SimulatedClock', () => {
   it('calls listeners in registration order with the span covered', () => {

@@ -4,14 +4,14 @@
  * lists, and the estate moving with the clock, each checked against the
  * estate's truth.
  */
-import { SimulatedClock } from '../../src/simulator/core/clock';
-import type { SimContext } from '../../src/simulator/core/context';
-import { Faults } from '../../src/simulator/core/faults';
-import { SeededRandom } from '../../src/simulator/core/random';
-import { startApiServer, type ApiServer } from '../../src/simulator/core/server';
-import { Stats } from '../../src/simulator/core/stats';
-import { createManagementApp, createManagementEstate, managementErrorBody, type ManagementEstate } from '../../src/simulator/management';
-import { DEFAULT_ESTATE_SIZE } from '../../src/simulator/types';
+import { SimulatedClock } from '../../simulator/core/clock';
+import type { SimContext } from '../../simulator/core/context';
+import { Faults } from '../../simulator/core/faults';
+import { SeededRandom } from '../../simulator/core/random';
+import { startApiServer, type ApiServer } from '../../simulator/core/server';
+import { Stats } from '../../simulator/core/stats';
+import { createManagementApp, createManagementEstate, managementErrorBody, type ManagementEstate } from '../../simulator/management';
+import { DEFAULT_ESTATE_SIZE } from '../../simulator/types';
 
 const START = new Date('2026-11-20T10:30:00Z');
 const USER = 'admin';

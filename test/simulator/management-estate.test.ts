@@ -3,10 +3,10 @@
  * generated, that it is deterministic (also across different ways of moving
  * the clock), how it evolves, and the mutators that set up scenarios.
  */
-import { SimulatedClock } from '../../src/simulator/core/clock';
-import { SeededRandom } from '../../src/simulator/core/random';
-import { createManagementEstate, type ManagementEstate } from '../../src/simulator/management';
-import { DEFAULT_ESTATE_SIZE, type EstateSize } from '../../src/simulator/types';
+import { SimulatedClock } from '../../simulator/core/clock';
+import { SeededRandom } from '../../simulator/core/random';
+import { createManagementEstate, type ManagementEstate } from '../../simulator/management';
+import { DEFAULT_ESTATE_SIZE, type EstateSize } from '../../simulator/types';
 
 const START = new Date('2026-11-20T10:30:00Z');
 const HOUR = 3_600_000;

@@ -12,7 +12,7 @@ import {
   parseOrderBy,
   pinnedValues,
   type FieldSpecs,
-} from '../../src/simulator/management/filter';
+} from '../../simulator/management/filter';
 
 interface Row {
   id: string;

@@ -6,14 +6,14 @@
  * and each collector's; `npm run bench` the whole exporter's), not a unit
  * test's on a shared machine.
  */
-import { SimulatedClock } from '../../src/simulator/core/clock';
-import type { SimContext } from '../../src/simulator/core/context';
-import { Faults } from '../../src/simulator/core/faults';
-import { SeededRandom } from '../../src/simulator/core/random';
-import { startApiServer, type ApiServer } from '../../src/simulator/core/server';
-import { Stats } from '../../src/simulator/core/stats';
-import { createManagementApp, createManagementEstate, managementErrorBody, type ManagementEstate } from '../../src/simulator/management';
-import { DEFAULT_ESTATE_SIZE, type EstateSize } from '../../src/simulator/types';
+import { SimulatedClock } from '../../simulator/core/clock';
+import type { SimContext } from '../../simulator/core/context';
+import { Faults } from '../../simulator/core/faults';
+import { SeededRandom } from '../../simulator/core/random';
+import { startApiServer, type ApiServer } from '../../simulator/core/server';
+import { Stats } from '../../simulator/core/stats';
+import { createManagementApp, createManagementEstate, managementErrorBody, type ManagementEstate } from '../../simulator/management';
+import { DEFAULT_ESTATE_SIZE, type EstateSize } from '../../simulator/types';
 
 const START = new Date('2026-11-20T10:30:00Z');
 const SIZE: EstateSize = { ...DEFAULT_ESTATE_SIZE, assets: 10_000, copiesPerAsset: 20, activitiesPerDay: 100_000, auditEntries: 1_000_000 };

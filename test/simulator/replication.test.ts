@@ -1,13 +1,13 @@
 import { Agent, request } from 'undici';
-import { SimulatedClock } from '../../src/simulator/core/clock';
-import type { SimContext } from '../../src/simulator/core/context';
-import { Faults } from '../../src/simulator/core/faults';
-import { SeededRandom } from '../../src/simulator/core/random';
-import { startApiServer } from '../../src/simulator/core/server';
-import type { ApiServer } from '../../src/simulator/core/server';
-import { Stats } from '../../src/simulator/core/stats';
-import { createReplicationApp, replicationErrorBody } from '../../src/simulator/replication/app';
-import { ReplicationEstate } from '../../src/simulator/replication/model';
+import { SimulatedClock } from '../../simulator/core/clock';
+import type { SimContext } from '../../simulator/core/context';
+import { Faults } from '../../simulator/core/faults';
+import { SeededRandom } from '../../simulator/core/random';
+import { startApiServer } from '../../simulator/core/server';
+import type { ApiServer } from '../../simulator/core/server';
+import { Stats } from '../../simulator/core/stats';
+import { createReplicationApp, replicationErrorBody } from '../../simulator/replication/app';
+import { ReplicationEstate } from '../../simulator/replication/model';
 
 const START = new Date('2026-03-01T10:00:00Z');
 const USER = 'admin';

@@ -1,12 +1,12 @@
 import net from 'node:net';
 import { Agent, request } from 'undici';
-import { startSimulator } from '../../src/simulator';
-import { parseCli, startupLines } from '../../src/simulator/cli';
+import { startSimulator } from '../../simulator';
+import { parseCli, startupLines } from '../../simulator/cli';
 import { parseConfig } from '../../src/config/load';
 import { ExporterRuntime } from '../../src/runtime';
 import { silentLogger } from '../support/collect';
-import type { RunningSimulator } from '../../src/simulator';
-import type { EstateSize } from '../../src/simulator/types';
+import type { RunningSimulator } from '../../simulator';
+import type { EstateSize } from '../../simulator/types';
 
 const SMALL: Partial<EstateSize> = {
   assets: 20,

@@ -1,13 +1,13 @@
 import { Agent, request } from 'undici';
-import { SimulatedClock } from '../../src/simulator/core/clock';
-import type { SimContext } from '../../src/simulator/core/context';
-import { Faults } from '../../src/simulator/core/faults';
-import { SeededRandom } from '../../src/simulator/core/random';
-import { startApiServer } from '../../src/simulator/core/server';
-import type { ApiServer } from '../../src/simulator/core/server';
-import { Stats } from '../../src/simulator/core/stats';
-import { createStorageApplianceApp, createStorageCenterApp, storageErrorBody } from '../../src/simulator/storage/app';
-import { ALERT_SEVERITIES, StorageEstate, TIERS } from '../../src/simulator/storage/model';
+import { SimulatedClock } from '../../simulator/core/clock';
+import type { SimContext } from '../../simulator/core/context';
+import { Faults } from '../../simulator/core/faults';
+import { SeededRandom } from '../../simulator/core/random';
+import { startApiServer } from '../../simulator/core/server';
+import type { ApiServer } from '../../simulator/core/server';
+import { Stats } from '../../simulator/core/stats';
+import { createStorageApplianceApp, createStorageCenterApp, storageErrorBody } from '../../simulator/storage/app';
+import { ALERT_SEVERITIES, StorageEstate, TIERS } from '../../simulator/storage/model';
 
 const START = new Date('2026-03-01T10:17:42Z');
 const USER = 'admin';

@@ -7,8 +7,8 @@ import { parseConfig, type ExporterConfig, type TargetConfig, type TargetKind } 
 import { createClient, type ClientByKind } from '../../src/clients';
 import type { RequestObserver } from '../../src/clients/http';
 import type { CollectResult, CollectorDefinition, Labels, Sample, SharedKey } from '../../src/collectors/types';
-import type { Simulator } from '../../src/simulator/types';
-import { validateOutput } from '../../src/scheduler/validate';
+import type { Simulator } from '../../simulator/types';
+import { validateOutput } from '../../src/scheduler/output-check';
 
 export const silentLogger = pino({ level: 'silent' });
 

@@ -37,9 +37,6 @@ import {
 } from './schemas';
 import { TokenSession, type IssuedToken } from '../token-session';
 
-/** kept for callers that name it; the retry knobs now live in ClientDeps for every client */
-export type ManagementClientDeps = ClientDeps;
-
 export interface ListOptions {
   filter?: Filter;
   /** e.g. "createTime DESC" */
@@ -69,7 +66,7 @@ export class ManagementClient {
 
   constructor(
     readonly target: TargetConfig,
-    protected readonly deps: ManagementClientDeps,
+    protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
     this.session = new TokenSession({ login: () => this.login(), loginEndpoint: ENDPOINTS.login, logger: deps.logger });

@@ -19,8 +19,6 @@ export const ENDPOINTS = {
   alerts: '/api/v2/alerts',
 } as const;
 
-export type EndpointTemplate = (typeof ENDPOINTS)[keyof typeof ENDPOINTS];
-
 /** The concrete path of one asset, with the id escaped. */
 export function assetPath(assetId: string): string {
   return `/api/v2/assets/${encodeURIComponent(assetId)}`;

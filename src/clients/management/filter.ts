@@ -62,10 +62,8 @@ function comparison(op: string) {
 
 export const eq = comparison('eq');
 export const ne = comparison('ne');
-export const gt = comparison('gt');
 export const ge = comparison('ge');
 export const lt = comparison('lt');
-export const le = comparison('le');
 
 /** `field lk "pattern"`; `%` in the pattern is the wildcard. */
 export function lk(name: string, pattern: string): Filter {
@@ -115,5 +113,3 @@ export function or(...parts: ReadonlyArray<Filter | undefined>): Filter {
   return join('or', parts);
 }
 
-/** The builder as one object, for `import { filter } from ...; filter.eq(...)`. */
-export const filter = { eq, ne, gt, ge, lt, le, lk, in: isIn, notIn, isNull, notNull, and, or, quote, literal };

@@ -16,7 +16,7 @@ import {
   type RepCluster,
 } from './schemas';
 
-export { desc, type ListFilter, type ListQuery } from './query';
+export { desc, type ListQuery } from './query';
 export * from './schemas';
 
 const BASE = '/api/v1';

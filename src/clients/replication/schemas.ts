@@ -66,5 +66,4 @@ export const protectedVmSchema = z.object({
 
 export type RepCluster = z.output<typeof repClusterSchema>;
 export type ConsistencyGroup = z.output<typeof groupSchema>;
-export type Vmdk = z.output<typeof vmdkSchema>;
 export type ProtectedVm = z.output<typeof protectedVmSchema>;

@@ -27,7 +27,7 @@ import { TokenSession } from '../token-session';
 import { waitUnlessAborted } from '../wait';
 
 export * from './schemas';
-export { apiSystemPath, restPath, restSystemPath, systemsCollection, type ResourcePath } from './paths';
+export { restSystemPath, type ResourcePath } from './paths';
 
 export type StorageMode = 'appliance' | 'center';
 

@@ -6,7 +6,7 @@
  * they are counted once.
  */
 import { activitiesCollector } from '../../../src/collectors/management/activities';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { valueOf } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

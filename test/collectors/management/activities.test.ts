@@ -7,8 +7,8 @@
 import { activitiesCollector, type ActivitiesState } from '../../../src/collectors/management/activities';
 import type { CollectResult, HistogramSample } from '../../../src/collectors/types';
 import { ACTIVITY_DURATION_BUCKETS } from '../../../src/metrics/catalog';
-import type { RunningSimulator } from '../../../src/simulator';
-import type { Activity } from '../../../src/simulator/management';
+import type { RunningSimulator } from '../../../simulator';
+import type { Activity } from '../../../simulator/management';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

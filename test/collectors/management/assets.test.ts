@@ -7,8 +7,8 @@ import { assetsCollector, type AssetsState } from '../../../src/collectors/manag
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
 import { ASSET_LIST, LATEST_COPY_TIMES, type AssetList } from '../../../src/collectors/management/shared';
 import type { CollectResult, Sample } from '../../../src/collectors/types';
-import type { RunningSimulator } from '../../../src/simulator';
-import type { Asset } from '../../../src/simulator/management';
+import type { RunningSimulator } from '../../../simulator';
+import type { Asset } from '../../../simulator/management';
 import { samplesNamed, valueOf } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

@@ -5,8 +5,8 @@
  */
 import { auditLogsCollector, type AuditLogsState } from '../../../src/collectors/management/audit-logs';
 import type { CollectResult } from '../../../src/collectors/types';
-import type { RunningSimulator } from '../../../src/simulator';
-import type { AuditEntry } from '../../../src/simulator/management';
+import type { RunningSimulator } from '../../../simulator';
+import type { AuditEntry } from '../../../simulator/management';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

@@ -7,7 +7,7 @@
  */
 import { assetsCollector } from '../../../src/collectors/management/assets';
 import { copiesCollector } from '../../../src/collectors/management/copies';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { valueOf } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

@@ -8,7 +8,7 @@
 import { assetsCollector } from '../../../src/collectors/management/assets';
 import { copiesCollector, type CopiesState } from '../../../src/collectors/management/copies';
 import { copyMetricsCollector } from '../../../src/collectors/management/copy-metrics';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { valueOf } from '../../support/collect';
 import { managementHarness, perAssetCopyRequests, run, startManagementSimulator, type Harness } from './helpers';
 

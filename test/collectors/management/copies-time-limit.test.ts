@@ -12,7 +12,7 @@ import { assetsCollector, type AssetsState } from '../../../src/collectors/manag
 import { copiesCollector, type CopiesState } from '../../../src/collectors/management/copies';
 import { copyMetricsCollector } from '../../../src/collectors/management/copy-metrics';
 import type { CollectResult } from '../../../src/collectors/types';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { managementHarness, perAssetCopyRequests, run, startManagementSimulator } from './helpers';
 
 const LIMIT_MS = 1_000;

@@ -9,8 +9,8 @@ import { copiesCollector, type CopiesState } from '../../../src/collectors/manag
 import { copyMetricsCollector } from '../../../src/collectors/management/copy-metrics';
 import type { CollectResult, Sample } from '../../../src/collectors/types';
 import type { ExporterConfig } from '../../../src/config/load';
-import type { RunningSimulator } from '../../../src/simulator';
-import type { Asset } from '../../../src/simulator/management';
+import type { RunningSimulator } from '../../../simulator';
+import type { Asset } from '../../../simulator/management';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, perAssetCopyRequests, run, startManagementSimulator, type Harness } from './helpers';
 

@@ -5,7 +5,7 @@
  * keep appearing are still read and counted, once each.
  */
 import { auditLogsCollector, type AuditLogsState } from '../../../src/collectors/management/audit-logs';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

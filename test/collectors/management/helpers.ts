@@ -4,8 +4,8 @@ import { ManagementClient } from '../../../src/clients/management/client';
 import type { RequestObserver } from '../../../src/clients/http';
 import type { CollectResult, CollectorDefinition } from '../../../src/collectors/types';
 import type { ExporterConfig, TargetConfig } from '../../../src/config/load';
-import { startSimulator, type RunningSimulator } from '../../../src/simulator';
-import type { EstateSize } from '../../../src/simulator/types';
+import { startSimulator, type RunningSimulator } from '../../../simulator';
+import type { EstateSize } from '../../../simulator/types';
 import { runCollector, silentLogger, simulatorTarget } from '../../support/collect';
 
 export async function startManagementSimulator(size: Partial<EstateSize>, seed = 11): Promise<RunningSimulator> {
@@ -56,4 +56,3 @@ export function perAssetCopyRequests(sim: RunningSimulator): number {
   return sim.stats.count('management', /^\/api\/v2\/assets\/[^/]+\/copies$/);
 }
 
-export const seconds = (iso: string | null | undefined): number | undefined => (iso ? Date.parse(iso) / 1000 : undefined);

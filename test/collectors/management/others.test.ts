@@ -11,7 +11,7 @@ import { inventorySourcesCollector } from '../../../src/collectors/management/in
 import { protectionPoliciesCollector } from '../../../src/collectors/management/protection-policies';
 import { POLICY_NAMES, type PolicyNames } from '../../../src/collectors/management/shared';
 import type { CollectResult } from '../../../src/collectors/types';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

@@ -9,9 +9,9 @@ import pino from 'pino';
 import { Writable } from 'node:stream';
 import { assetsCollector } from '../../../src/collectors/management/assets';
 import { protectionPoliciesCollector, type ProtectionPoliciesState } from '../../../src/collectors/management/protection-policies';
-import { UNKNOWN_FREQUENCY } from '../../../src/simulator/management/catalog';
-import type { ProtectionPolicy } from '../../../src/simulator/management/model';
-import type { RunningSimulator } from '../../../src/simulator';
+import { UNKNOWN_FREQUENCY } from '../../../simulator/management/catalog';
+import type { ProtectionPolicy } from '../../../simulator/management/model';
+import type { RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

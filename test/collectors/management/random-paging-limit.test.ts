@@ -16,7 +16,7 @@ import { copyMetricsCollector } from '../../../src/collectors/management/copy-me
 import { inventorySourcesCollector } from '../../../src/collectors/management/inventory-sources';
 import { protectionPoliciesCollector } from '../../../src/collectors/management/protection-policies';
 import { COPY_FINGERPRINTS, type CopyFingerprints } from '../../../src/collectors/management/shared';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { managementHarness, run, startManagementSimulator } from './helpers';
 
 const PAGE_SIZE = 1000;

@@ -12,7 +12,7 @@ import { copiesCollector } from '../../../src/collectors/management/copies';
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
 import { LATEST_COPY_TIMES, type LatestCopyTimes } from '../../../src/collectors/management/shared';
 import { PermissionDenied, alreadyReported } from '../../../src/collectors/shared/permission';
-import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../../src/simulator';
+import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 

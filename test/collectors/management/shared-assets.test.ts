@@ -5,7 +5,7 @@
  */
 import { assetsCollector } from '../../../src/collectors/management/assets';
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
-import type { RunningSimulator } from '../../../src/simulator';
+import type { RunningSimulator } from '../../../simulator';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 
 let sim: RunningSimulator;

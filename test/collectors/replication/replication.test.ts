@@ -1,4 +1,4 @@
-import { startSimulator, type RunningSimulator } from '../../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../../simulator';
 import pino from 'pino';
 import { ReplicationClient } from '../../../src/clients/replication/client';
 import type { TargetConfig } from '../../../src/config/load';

@@ -1,4 +1,4 @@
-import { startSimulator, type RunningSimulator } from '../../../src/simulator';
+import { startSimulator, type RunningSimulator } from '../../../simulator';
 import type { StorageClient } from '../../../src/clients/storage/client';
 import { ApiError } from '../../../src/clients/errors';
 import type { TargetConfig } from '../../../src/config/load';

@@ -1,7 +1,7 @@
 /** validateOutput: the catalog check every collector result passes before it is published. */
 import fc from 'fast-check';
 import type { Sample } from '../../src/collectors/types';
-import { validateOutput } from '../../src/scheduler/validate';
+import { validateOutput } from '../../src/scheduler/output-check';
 
 const asset = (id: string, name: string): Sample => ({
   name: 'dataprotect_asset_size_bytes',

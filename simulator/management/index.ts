@@ -6,5 +6,4 @@ export { createManagementEstate } from './generate';
 export { createManagementApp } from './app';
 export { managementErrorBody } from './errors';
 export { ManagementEstate } from './model';
-export type { ActivitySpec, AssetSpec, CopySpec, TimeRange } from './model';
 export type * from './shapes';

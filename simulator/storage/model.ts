@@ -5,7 +5,6 @@ import type { EstateSize } from '../types';
 export type Tier = 'active' | 'cloud' | 'total';
 export const TIERS: readonly Tier[] = ['active', 'cloud', 'total'];
 export const ALERT_SEVERITIES = ['INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
-export const CONTEXT_STATES = ['NORMAL', 'INITIALIZING', 'RESYNCING', 'RECOVERING', 'UNINITIALIZED', 'CONNECTING'] as const;
 
 export interface StorageSystem {
   /** `hex:hex`; in URLs it is encoded as `hex%3Ahex` */

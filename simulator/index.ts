@@ -104,4 +104,4 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   }
 }
 
-export type { ApiSpelling, Simulator, SimulatorOptions, EstateSize } from './types';
+export type { Simulator, SimulatorOptions } from './types';

@@ -5,7 +5,6 @@
  */
 
 type Row = Readonly<Record<string, unknown>>;
-export type QueryValue = string | string[] | undefined;
 
 const RESERVED = new Set(['sort', 'fields']);
 

@@ -5,11 +5,11 @@
  * the real clock, so new copies, activities and audit entries keep arriving.
  */
 import { parseArgs } from 'node:util';
-import { parseConfig } from './config/load';
-import { KNOWN_COLLECTORS } from './collectors/registry';
-import { startSimulator } from './simulator';
-import { Exporter } from './exporter';
-import { createLogger } from './util/logger';
+import { parseConfig } from '../src/config/load';
+import { KNOWN_COLLECTORS } from '../src/collectors/registry';
+import { startSimulator } from './index';
+import { Exporter } from '../src/exporter';
+import { createLogger } from '../src/util/logger';
 
 async function demo(): Promise<void> {
   const { values } = parseArgs({
