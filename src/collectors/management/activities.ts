@@ -30,7 +30,8 @@ import type { Activity } from '../../clients/management/schemas';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
 import { defineCollector, type HistogramSample, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
-import { Tally, chunks } from './shared';
+import { Tally } from '../shared/tally';
+import { chunks } from '../shared/chunks';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
 const FOLLOW_BATCH = 100;
@@ -118,11 +119,9 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       if (seconds !== undefined) observe(state.durations.get(categoryKey) as Histogram, seconds);
     };
 
-    let pages = 0;
     let items = 0;
     const filter = and(isIn('classType', classTypes), ge('updateTime', new Date(ledger.since)));
     for await (const page of ctx.client.activities({ filter }, signal)) {
-      pages += 1;
       items += page.length;
       for (const activity of page) {
         ledger.observe(activity.updateTime);
@@ -137,7 +136,6 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     if (ledger.first) {
       const stillActive = and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES]));
       for await (const page of ctx.client.activities({ filter: stillActive }, signal)) {
-        pages += 1;
         items += page.length;
         for (const activity of page) if (!seen.has(activity.id)) apply(activity);
       }
@@ -147,7 +145,6 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     const unseen = [...state.active.keys()].filter((id) => !seen.has(id));
     for (const batch of chunks(unseen, FOLLOW_BATCH)) {
       for await (const page of ctx.client.activities({ filter: isIn('id', batch) }, signal)) {
-        pages += 1;
         items += page.length;
         for (const activity of page) apply(activity);
       }
@@ -159,7 +156,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     }
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
-    return { ...render(ctx.target.name, state), state, items, pages, events: { activities: admitted, history: ledger.first } };
+    return { ...render(ctx.target.name, state), state, items, events: { activities: admitted, history: ledger.first } };
   },
 });
 

@@ -14,7 +14,7 @@ import { ge } from '../../clients/management/filter';
 import type { AuditLog } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
-import { Tally } from './shared';
+import { Tally } from '../shared/tally';
 
 export interface AuditLogsState {
   ledger: LedgerState;
@@ -45,10 +45,8 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     const ledger = new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now });
 
     const admitted: AuditLog[] = [];
-    let pages = 0;
     let items = 0;
     for await (const page of ctx.client.auditLogs({ filter: ge('changedTime', new Date(ledger.since)) }, signal)) {
-      pages += 1;
       items += page.length;
       for (const entry of page) {
         ledger.observe(entry.changedTime);
@@ -78,6 +76,6 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     for (const { key: [auditType], value } of inWindow.entries()) {
       samples.push({ name: 'dataprotect_audit_events_window', labels: { target, audit_type: auditType }, value });
     }
-    return { samples, state, items, pages, events: { auditEntries: admitted, history: ledger.first } };
+    return { samples, state, items, events: { auditEntries: admitted, history: ledger.first } };
   },
 });

@@ -10,7 +10,7 @@
 import { defineCollector, type Sample } from '../types';
 import { explainForbidden } from '../shared/permission';
 import { uniqueBy } from '../shared/unique';
-import { Tally } from './shared';
+import { Tally } from '../shared/tally';
 
 export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
 

@@ -17,7 +17,7 @@ import { ApiError } from '../../clients/errors';
 import { ENDPOINTS } from '../../clients/management/endpoints';
 import type { ComplianceDetail } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
-import { Tally } from './shared';
+import { Tally } from '../shared/tally';
 
 /** verified-objective statuses of the seed: each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
 const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
@@ -32,10 +32,8 @@ export const complianceCollector = defineCollector<'management'>({
     const target = ctx.target.name;
     const tally = new Tally<[string, string]>();
     const latest = new Map<string, { detail: ComplianceDetail; index: number }>();
-    let pages = 0;
     let items = 0;
     for await (const page of ctx.client.complianceDetails({}, signal)) {
-      pages += 1;
       for (const detail of page) {
         const index = items++;
         const key = detail.assetId ? `${detail.assetId}\u0000${detail.stageId ?? detail.protectionPolicyId ?? ''}` : `#${index}`;
@@ -53,7 +51,7 @@ export const complianceCollector = defineCollector<'management'>({
       labels: { target, policy, status },
       value,
     }));
-    return { samples, items, pages };
+    return { samples, items };
   },
 });
 

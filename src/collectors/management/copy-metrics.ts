@@ -10,7 +10,9 @@
  * changed.
  */
 import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor } from './shared';
+import { COPY_FINGERPRINTS } from './copy-signals';
+import { currentAssets } from './asset-list';
+import { perAssetSeriesFor } from './per-asset-series';
 import { fnv1a } from '../../util/fnv1a';
 import type { CopyMetrics } from '../../clients/management/schemas';
 
@@ -24,13 +26,11 @@ export const copyMetricsCollector = defineCollector<'management'>({
   after: ['assets'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    const { list, pages: listPages } = await currentAssets(ctx, signal);
+    const list = await currentAssets(ctx, signal);
     const newest = new Map<string, Map<string, number>>();
     const fingerprints = new Map<string, number>();
-    let pages = 0;
     let items = 0;
     for await (const page of ctx.client.copyMetrics({}, signal)) {
-      pages += 1;
       for (const metrics of page) {
         items += 1;
         fingerprints.set(metrics.assetId, fingerprint(metrics, fingerprints.get(metrics.assetId)));
@@ -61,7 +61,6 @@ export const copyMetricsCollector = defineCollector<'management'>({
       samples,
       publish: [[COPY_FINGERPRINTS, { readAt: ctx.now().getTime(), byAsset: fingerprints }]],
       items,
-      pages: listPages + pages,
     };
   },
 });

@@ -12,7 +12,10 @@
  */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector } from '../types';
-import { LATEST_COPY_TIMES, chunks, currentAssets, forEachConcurrent } from './shared';
+import { LATEST_COPY_TIMES } from './copy-signals';
+import { chunks } from '../shared/chunks';
+import { currentAssets } from './asset-list';
+import { forEachConcurrent } from '../shared/concurrency';
 
 export const latestCopiesCollector = defineCollector<'management'>({
   name: 'latest-copies',
@@ -24,12 +27,10 @@ export const latestCopiesCollector = defineCollector<'management'>({
   after: ['assets'],
   async collect(ctx, signal) {
     const checkedAt = ctx.now().getTime();
-    const { list, pages } = await currentAssets(ctx, signal);
+    const list = await currentAssets(ctx, signal);
     const newest = new Map<string, number | null>();
     for (const id of list.assets.keys()) newest.set(id, null);
-    let requests = 0;
     await forEachConcurrent(chunks([...list.assets.keys()], LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-      requests += 1;
       for (const copy of await ctx.client.latestCopies(batch, signal)) {
         if (!newest.has(copy.assetId)) continue; // an asset that was not asked for
         const known = newest.get(copy.assetId);
@@ -45,7 +46,6 @@ export const latestCopiesCollector = defineCollector<'management'>({
       samples: [{ name: 'dataprotect_assets_copy_time_lagging', labels: { target: ctx.target.name }, value: lagging }],
       publish: [[LATEST_COPY_TIMES, { checkedAt, newest }]],
       items: newest.size,
-      pages: pages + requests,
     };
   },
 });
