@@ -1,30 +1,3 @@
-/**
- * activities: jobs of the management service (only the levels in
- * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
- *
- * Read incrementally by updateTime (serial paging, see ledger.ts for the
- * watermark, overlap and id de-duplication); the first run also asks for
- * every activity still queued or running, however old. Activities seen
- * QUEUED, RUNNING or PENDING_CANCELLATION are followed: those that the
- * incremental read does not bring back are asked for by id (100 ids a
- * request) until they complete or disappear, so a completion is not missed
- * even if its updateTime lags.
- *
- * - dataprotect_activities_completed_total, _activity_duration_seconds and
- *   _activity_transferred_bytes_total count each activity once, when it is
- *   first seen COMPLETED, if it completed after the collector's first run
- *   started (`ctx.collectingSince`, whether or not that run succeeded: earlier
- *   ones are history, never replayed);
- * - dataprotect_activities_window: completed within `collection.window` by
- *   endTime, rebuilt from the service by the first run that succeeds;
- * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
- * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
- *
- * Every series carries `class_type`: a policy run is one JOB_GROUP plus one
- * JOB per asset in the same category, so counting both under one label set
- * would count each run about twice. Bytes are read from
- * stats.bytesTransferred, else from the deprecated result.bytesTransferred.
- */
 import { and, ge, isIn } from '../../clients/management/filter';
 import type { Activity } from '../../clients/management/schemas';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
@@ -61,6 +34,33 @@ export interface ActivitiesState {
 const key = (...parts: string[]): string => parts.join('\u0000');
 const unkey = <T extends string[]>(k: string): T => k.split('\u0000') as T;
 
+/**
+ * Jobs of the management service (only the levels in
+ * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
+ *
+ * Read incrementally by updateTime (serial paging, see ledger.ts for the
+ * watermark, overlap and id de-duplication); the first run also asks for
+ * every activity still queued or running, however old. Activities seen
+ * QUEUED, RUNNING or PENDING_CANCELLATION are followed: those that the
+ * incremental read does not bring back are asked for by id (100 ids a
+ * request) until they complete or disappear, so a completion is not missed
+ * even if its updateTime lags.
+ *
+ * - dataprotect_activities_completed_total, _activity_duration_seconds and
+ *   _activity_transferred_bytes_total count each activity once, when it is
+ *   first seen COMPLETED, if it completed after the collector's first run
+ *   started (`ctx.collectingSince`, whether or not that run succeeded: earlier
+ *   ones are history, never replayed);
+ * - dataprotect_activities_window: completed within `collection.window` by
+ *   endTime, rebuilt from the service by the first run that succeeds;
+ * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
+ * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
+ *
+ * Every series carries `class_type`: a policy run is one JOB_GROUP plus one
+ * JOB per asset in the same category, so counting both under one label set
+ * would count each run about twice. Bytes are read from
+ * stats.bytesTransferred, else from the deprecated result.bytesTransferred.
+ */
 export const activitiesCollector = defineCollector<'management', ActivitiesState>({
   name: 'activities',
   kind: 'management',

@@ -1,10 +1,3 @@
-/**
- * alerts: the management service's own alerts by severity and whether they
- * are acknowledged (acknowledgement.acknowledgeState ACKNOWLEDGED -> "true",
- * UNACKNOWLEDGED or none -> "false"; another state passes through as it is).
- * Every alert the service lists counts as open: the API has no closed state.
- * Serial paging.
- */
 import { defineCollector, type Sample } from '../types';
 import { collectAll } from '../../clients/management/paging';
 import { Tally } from '../shared/tally';
@@ -13,6 +6,13 @@ import { uniqueBy } from '../shared/unique';
 /** severities of api-notes: their series stay at 0 when no alert is open, so "all clear" reads 0 rather than "no data" */
 const KNOWN_SEVERITIES = ['CRITICAL', 'WARNING', 'INFORMATIONAL'] as const;
 
+/**
+ * The management service's own alerts by severity and whether they
+ * are acknowledged (acknowledgement.acknowledgeState ACKNOWLEDGED -> "true",
+ * UNACKNOWLEDGED or none -> "false"; another state passes through as it is).
+ * Every alert the service lists counts as open: the API has no closed state.
+ * Serial paging.
+ */
 export const alertsCollector = defineCollector<'management'>({
   name: 'alerts',
   kind: 'management',

@@ -1,18 +1,3 @@
-/**
- * assets: every non-deleted asset with its policy, protection status, size,
- * newest copy time and RPO, plus the counts per type and protection status.
- * The RPO is its policy's (policy-rpo.ts), from the schedules the
- * protection-policies collector published, or read here before it has.
- * It publishes the asset list (ASSET_LIST) for the other management collectors.
- *
- * Newest copy time = max(lastAvailableCopyTime, newest createTime from
- * latest-copies). latest-copies comes from the latest-copies collector when it
- * has run; until then, for assets whose lastAvailableCopyTime is null, this
- * collector asks latest-copies itself (batched), so that even its first run
- * does not count an asset with copies as "without copy". Those answers are
- * kept in its state until the latest-copies collector publishes fresher ones
- * (for at most 30 minutes).
- */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector, type Sample } from '../types';
 import { policyRpo } from './policy-rpo';
@@ -38,6 +23,21 @@ export interface AssetsState {
   ownLatest: ReadonlyMap<string, OwnLatest>;
 }
 
+/**
+ * Every non-deleted asset with its policy, protection status, size,
+ * newest copy time and RPO, plus the counts per type and protection status.
+ * The RPO is its policy's (policy-rpo.ts), from the schedules the
+ * protection-policies collector published, or read here before it has.
+ * It publishes the asset list (ASSET_LIST) for the other management collectors.
+ *
+ * Newest copy time = max(lastAvailableCopyTime, newest createTime from
+ * latest-copies). latest-copies comes from the latest-copies collector when it
+ * has run; until then, for assets whose lastAvailableCopyTime is null, this
+ * collector asks latest-copies itself (batched), so that even its first run
+ * does not count an asset with copies as "without copy". Those answers are
+ * kept in its state until the latest-copies collector publishes fresher ones
+ * (for at most 30 minutes).
+ */
 export const assetsCollector = defineCollector<'management', AssetsState>({
   name: 'assets',
   kind: 'management',

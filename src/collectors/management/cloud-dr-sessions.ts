@@ -1,12 +1,3 @@
-/**
- * cloud-dr-sessions: cloud disaster-recovery sessions by DR type (Test,
- * Failover) and status (READY; other statuses pass through as they come),
- * every page of the listing.
- *
- * The service allows the listing to the Administrator and Restore
- * Administrator roles only: an account with the User role gets 403, which
- * fails the run with one log line naming the role (see permission.ts).
- */
 import { defineCollector, type Sample } from '../types';
 import { explainForbidden } from '../shared/permission';
 import { uniqueBy } from '../shared/unique';
@@ -14,6 +5,15 @@ import { Tally } from '../shared/tally';
 
 export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
 
+/**
+ * Cloud disaster-recovery sessions by DR type (Test,
+ * Failover) and status (READY; other statuses pass through as they come),
+ * every page of the listing.
+ *
+ * The service allows the listing to the Administrator and Restore
+ * Administrator roles only: an account with the User role gets 403, which
+ * fails the run with one log line naming the role (see permission.ts).
+ */
 export const cloudDrSessionsCollector = defineCollector<'management'>({
   name: 'cloud-dr-sessions',
   kind: 'management',

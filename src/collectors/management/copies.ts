@@ -1,33 +1,3 @@
-/**
- * copies: number and total size of each asset's live copies, per location.
- * Copies in a deletion state (DELETED, SOFT_DELETED, DELETING,
- * DELETE_FAILED), which the service lists too, are left out by the client
- * (copy-states.ts).
- *
- * Incremental, so that a large estate is not asked for every asset's copies on
- * every run. An asset's copies are read again only when
- *   - the asset is new to this collector, or
- *   - its lastAvailableCopyTime or updatedAt changed since they were read, or
- *   - the fingerprint of its copy metrics (published by the copy-metrics
- *     collector) changed: that shows copies tiered to the cloud, deleted by
- *     the service, or added while lastAvailableCopyTime lags, or
- *   - its periodic re-read is due: every asset is re-read once per
- *     `collection.copiesFullRescanPeriod`; the first re-read after a cold
- *     start falls at a per-asset point in the second half of the period, so
- *     the re-reads are spread across runs instead of all falling together.
- * Between reads, copies whose retentionTime has passed are dropped locally.
- * When only a quarter of the run's time limit is left, no further asset is
- * read: the run ends in time with what it read, and the next runs read the
- * others (a cold start on a large or slow estate then takes a few runs
- * instead of failing at every one).
- * A run with no changes and nothing due makes no per-asset request. Only
- * assets whose per-asset series are emitted (`collection.perAssetSeries`) are
- * read at all.
- *
- * The state keeps, per asset and location, the count, the bytes and the
- * retention times and sizes of the copies that expire (two numbers a copy),
- * never the copy objects.
- */
 import { ApiError, isApiError } from '../../clients/errors';
 import type { ManagementClient } from '../../clients/management/client';
 import { ENDPOINTS } from '../../clients/management/endpoints';
@@ -65,6 +35,36 @@ export interface CopiesState {
   readonly assets: ReadonlyMap<string, AssetCopies>;
 }
 
+/**
+ * Number and total size of each asset's live copies, per location.
+ * Copies in a deletion state (DELETED, SOFT_DELETED, DELETING,
+ * DELETE_FAILED), which the service lists too, are left out by the client
+ * (copy-states.ts).
+ *
+ * Incremental, so that a large estate is not asked for every asset's copies on
+ * every run. An asset's copies are read again only when
+ *   - the asset is new to this collector, or
+ *   - its lastAvailableCopyTime or updatedAt changed since they were read, or
+ *   - the fingerprint of its copy metrics (published by the copy-metrics
+ *     collector) changed: that shows copies tiered to the cloud, deleted by
+ *     the service, or added while lastAvailableCopyTime lags, or
+ *   - its periodic re-read is due: every asset is re-read once per
+ *     `collection.copiesFullRescanPeriod`; the first re-read after a cold
+ *     start falls at a per-asset point in the second half of the period, so
+ *     the re-reads are spread across runs instead of all falling together.
+ * Between reads, copies whose retentionTime has passed are dropped locally.
+ * When only a quarter of the run's time limit is left, no further asset is
+ * read: the run ends in time with what it read, and the next runs read the
+ * others (a cold start on a large or slow estate then takes a few runs
+ * instead of failing at every one).
+ * A run with no changes and nothing due makes no per-asset request. Only
+ * assets whose per-asset series are emitted (`collection.perAssetSeries`) are
+ * read at all.
+ *
+ * The state keeps, per asset and location, the count, the bytes and the
+ * retention times and sizes of the copies that expire (two numbers a copy),
+ * never the copy objects.
+ */
 export const copiesCollector = defineCollector<'management', CopiesState>({
   name: 'copies',
   kind: 'management',

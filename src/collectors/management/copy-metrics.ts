@@ -1,5 +1,12 @@
+import { defineCollector, type Sample } from '../types';
+import { COPY_FINGERPRINTS } from './copy-signals';
+import { currentAssets } from './asset-list';
+import { perAssetSeriesFor } from './per-asset-series';
+import { fnv1a } from '../../util/fnv1a';
+import type { CopyMetrics } from '../../clients/management/schemas';
+
 /**
- * copy-metrics: the newest copy per asset and policy stage type (PROTECTION,
+ * The newest copy per asset and policy stage type (PROTECTION,
  * REPLICATION, CLOUD_TIER ...), from GET /api/v2/copy-metrics, so that the
  * recency of replicated and cloud-tier copies can be watched like backups.
  * When an asset has several stages of one type, the newest of them counts.
@@ -9,13 +16,6 @@
  * (COPY_FINGERPRINTS), the copies collector's signal that an asset's copies
  * changed.
  */
-import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS } from './copy-signals';
-import { currentAssets } from './asset-list';
-import { perAssetSeriesFor } from './per-asset-series';
-import { fnv1a } from '../../util/fnv1a';
-import type { CopyMetrics } from '../../clients/management/schemas';
-
 export const copyMetricsCollector = defineCollector<'management'>({
   name: 'copy-metrics',
   kind: 'management',

@@ -1,15 +1,15 @@
+import { defineCollector, type Sample } from '../types';
+import type { InventorySource } from '../../clients/management/schemas';
+import { collectAll } from '../../clients/management/paging';
+
 /**
- * inventory-sources: whether each inventory source's last discovery
+ * Whether each inventory source's last discovery
  * succeeded (lastDiscoveryResult.status OK) and when it ran (lastDiscovered;
  * no timestamp series for a source never discovered). A source without a
  * discovery result (application hosts, storage systems, groups often have
  * none) gets no success series: it has not failed. The `source` label is
  * the source's name; two sources with the same name get their id appended.
  */
-import { defineCollector, type Sample } from '../types';
-import type { InventorySource } from '../../clients/management/schemas';
-import { collectAll } from '../../clients/management/paging';
-
 export const inventorySourcesCollector = defineCollector<'management'>({
   name: 'inventory-sources',
   kind: 'management',

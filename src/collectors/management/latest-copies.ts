@@ -1,5 +1,12 @@
+import { LATEST_COPIES_BATCH } from '../../clients/management/client';
+import { defineCollector } from '../types';
+import { LATEST_COPY_TIMES } from './copy-signals';
+import { chunks } from '../shared/chunks';
+import { currentAssets } from './asset-list';
+import { forEachConcurrent } from '../shared/concurrency';
+
 /**
- * latest-copies: asks the service for the newest copy of every asset, 100 ids
+ * Asks the service for the newest copy of every asset, 100 ids
  * a request, and publishes the newest createTime per asset (LATEST_COPY_TIMES).
  * The assets collector combines it with lastAvailableCopyTime, which can lag
  * behind the copies that exist.
@@ -10,13 +17,6 @@
  * dataprotect_asset_last_copy_timestamp_seconds and
  * dataprotect_assets_without_copy.
  */
-import { LATEST_COPIES_BATCH } from '../../clients/management/client';
-import { defineCollector } from '../types';
-import { LATEST_COPY_TIMES } from './copy-signals';
-import { chunks } from '../shared/chunks';
-import { currentAssets } from './asset-list';
-import { forEachConcurrent } from '../shared/concurrency';
-
 export const latestCopiesCollector = defineCollector<'management'>({
   name: 'latest-copies',
   kind: 'management',

@@ -1,5 +1,18 @@
+import { defineCollector, type Sample } from '../types';
+import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
+import { ASSET_LIST, POLICY_NAMES } from './asset-list';
+import { POLICY_SCHEDULES } from './policy-schedules';
+import { collectAll } from '../../clients/management/paging';
+import { Tally } from '../shared/tally';
+import { uniqueBy } from '../shared/unique';
+
+export interface ProtectionPoliciesState {
+  /** the unreadable-schedule reason last logged, by policy id */
+  readonly warned: ReadonlyMap<string, string>;
+}
+
 /**
- * protection-policies: one info series per policy, the number of assets in
+ * One info series per policy, the number of assets in
  * each, and each policy's RPO with where it comes from (policy-rpo.ts).
  *
  * dataprotect_policy_assets counts the non-deleted assets of the asset list
@@ -16,19 +29,6 @@
  * state keeps the reason last logged for each policy, so the warning comes
  * back only when the policy changes (and again after the exporter restarts).
  */
-import { defineCollector, type Sample } from '../types';
-import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES } from './asset-list';
-import { POLICY_SCHEDULES } from './policy-schedules';
-import { collectAll } from '../../clients/management/paging';
-import { Tally } from '../shared/tally';
-import { uniqueBy } from '../shared/unique';
-
-export interface ProtectionPoliciesState {
-  /** the unreadable-schedule reason last logged, by policy id */
-  readonly warned: ReadonlyMap<string, string>;
-}
-
 export const protectionPoliciesCollector = defineCollector<'management', ProtectionPoliciesState>({
   name: 'protection-policies',
   kind: 'management',
