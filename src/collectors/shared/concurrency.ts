@@ -1,18 +1,24 @@
-/** Runs `work` on every item with at most `limit` running at once; the first failure ends it (the others are not awaited further). */
+import pLimit from 'p-limit';
+
+/**
+ * Runs `work` on every item with at most `limit` running at once. The first
+ * failure ends it: no further item starts, and the ones still running are not
+ * awaited (their requests end with the run's signal).
+ */
 export async function forEachConcurrent<T>(items: readonly T[], limit: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
+  const running = pLimit(Math.max(1, limit));
   let failed = false;
-  const worker = async (): Promise<void> => {
-    while (!failed && next < items.length) {
-      signal.throwIfAborted();
-      const item = items[next++] as T;
-      try {
-        await work(item);
-      } catch (error) {
-        failed = true;
-        throw error;
-      }
+  const stopOnFailure = async (item: T): Promise<void> => {
+    // an item queued before the failure may still be started by the limiter
+    if (failed) return;
+    signal.throwIfAborted();
+    try {
+      await work(item);
+    } catch (error) {
+      failed = true;
+      running.clearQueue();
+      throw error;
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  await Promise.all(items.map((item) => running(() => stopOnFailure(item))));
 }
