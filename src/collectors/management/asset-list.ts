@@ -43,7 +43,7 @@ export const POLICY_NAMES = sharedKey<PolicyNames>('management.policyNames');
  * type passes through as the service names it (the seeds' HV_VIRTUAL_MACHINE,
  * the products' VMWARE_VIRTUAL_MACHINE alike).
  */
-export function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): AssetRecord {
+function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): AssetRecord {
   // The products' top-level protectionPolicy first; _embedded comes only with expand.
   const reference = asset.protectionPolicy?.id || asset.protectionPolicy?.name ? asset.protectionPolicy : asset._embedded?.protectionPolicy;
   const policyId = asset.protectionPolicyId ?? reference?.id ?? null;
