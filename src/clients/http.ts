@@ -6,6 +6,7 @@ import { ApiError } from './errors';
 import type { ResponseBudget } from './response-budget';
 import { formatBytes } from '../util/bytes';
 import { sleep } from '../util/sleep';
+import { countRequest } from './run-requests';
 
 /** Receives one event per HTTP attempt; the exporter turns them into dataprotect_api_* metrics. */
 export interface RequestObserver {
@@ -108,6 +109,7 @@ export class HttpCore {
 
   /** Sends the request, retrying transient failures. Resolves with any final status; the API client judges it. */
   async request(request: HttpRequest): Promise<HttpResponse> {
+    countRequest();
     if (!tracingRegistered()) return this.requestWithRetries(request, UNTRACED);
     return tracer.startActiveSpan(`${request.method} ${request.endpoint}`, { kind: SpanKind.CLIENT }, async (span) => {
       span.setAttributes({ 'http.request.method': request.method, 'url.template': request.endpoint, 'dataprotect.target': this.target });

@@ -1,6 +1,6 @@
 import type { TargetKind } from '../config/load';
 import type { KnownCollectors } from '../config/load';
-import type { CollectorDefinition } from './types';
+import type { AnyCollector } from './types';
 import { MANAGEMENT_COLLECTORS } from './management';
 import { REPLICATION_COLLECTORS } from './replication';
 import { STORAGE_COLLECTORS } from './storage';
@@ -8,9 +8,6 @@ import { STORAGE_COLLECTORS } from './storage';
 /**
  * Every collector, per target kind. Adding a collector = one file plus one line in its kind's index.ts.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-type AnyCollector = CollectorDefinition<any, any>;
-
 export const COLLECTORS: Record<TargetKind, readonly AnyCollector[]> = {
   management: MANAGEMENT_COLLECTORS,
   replication: REPLICATION_COLLECTORS,

@@ -75,9 +75,11 @@ export interface CollectResult<S> {
   state?: S;
   /** values for the other collectors of this target; published only if this run succeeds */
   publish?: Array<[SharedKey<unknown>, unknown]>;
-  /** items read and pages fetched, for logs and spans */
+  /**
+   * Items read, for logs and spans (the requests the run sent are counted by
+   * the HTTP client, see clients/run-requests.ts)
+   */
   items?: number;
-  pages?: number;
   /**
    * The estate's own events this run admitted (each once, as the counters
    * count them), forwarded over OTLP by the job only if this run succeeds.
@@ -123,6 +125,10 @@ export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unkn
   readonly after?: readonly string[];
   collect(ctx: CollectorContext<K, S>, signal: AbortSignal): Promise<CollectResult<S>>;
 }
+
+/** A collector of any state (of kind K, or any kind), as the registry and the scheduler hold them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyCollector<K extends TargetKind = any> = CollectorDefinition<K, any>;
 
 export function defineCollector<K extends TargetKind, S = undefined>(definition: CollectorDefinition<K, S>): CollectorDefinition<K, S> {
   return definition;

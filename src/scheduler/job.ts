@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
-import type { CollectorDefinition, EstateEvents, SharedKey } from '../collectors/types';
+import { countingRequests } from '../clients/run-requests';
+import type { AnyCollector, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
 import { validateOutput } from './output-check';
@@ -56,8 +57,7 @@ export class CollectorJob {
 
   constructor(
     readonly runtime: TargetRuntime,
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    readonly definition: CollectorDefinition<any, any>,
+    readonly definition: AnyCollector,
     readonly schedule: string,
     readonly timeoutMs: number,
     private readonly deps: {
@@ -160,20 +160,22 @@ export class CollectorJob {
       try {
         const shared = this.runtime.shared;
         const now = this.deps.now ?? (() => new Date());
-        this.collectingSince ??= now();
-        const collecting = this.definition.collect(
-          {
-            target: this.runtime.config,
-            client: this.runtime.client,
-            settings: this.deps.settings(),
-            logger,
-            state: this.state,
-            shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
-            now,
-            collectingSince: this.collectingSince,
-            timeLimit: { totalMs: this.timeoutMs, leftMs: () => this.timeoutMs - (performance.now() - started) },
-          },
-          controller.signal,
+        const collectingSince = (this.collectingSince ??= now());
+        const { count, result: collecting } = countingRequests(() =>
+          this.definition.collect(
+            {
+              target: this.runtime.config,
+              client: this.runtime.client,
+              settings: this.deps.settings(),
+              logger,
+              state: this.state,
+              shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
+              now,
+              collectingSince,
+              timeLimit: { totalMs: this.timeoutMs, leftMs: () => this.timeoutMs - (performance.now() - started) },
+            },
+            controller.signal,
+          ),
         );
         // A collector that ignores its signal cannot hold the job past its time limit.
         collecting.catch(() => undefined);
@@ -188,9 +190,9 @@ export class CollectorJob {
           'dataprotect.result': 'success',
           'dataprotect.series': checked.samples.length + checked.histograms.length,
           ...(result.items !== undefined ? { 'dataprotect.items': result.items } : {}),
-          ...(result.pages !== undefined ? { 'dataprotect.pages': result.pages } : {}),
+          'dataprotect.requests': count.requests,
         });
-        logger.debug({ durationSeconds, series: checked.samples.length, items: result.items }, 'collection succeeded');
+        logger.debug({ durationSeconds, series: checked.samples.length, items: result.items, requests: count.requests }, 'collection succeeded');
         return 'success';
       } catch (error) {
         const err = error as Error;

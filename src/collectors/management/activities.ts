@@ -1,36 +1,10 @@
-/**
- * activities: jobs of the management service (only the levels in
- * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
- *
- * Read incrementally by updateTime (serial paging, see ledger.ts for the
- * watermark, overlap and id de-duplication); the first run also asks for
- * every activity still queued or running, however old. Activities seen
- * QUEUED, RUNNING or PENDING_CANCELLATION are followed: those that the
- * incremental read does not bring back are asked for by id (100 ids a
- * request) until they complete or disappear, so a completion is not missed
- * even if its updateTime lags.
- *
- * - dataprotect_activities_completed_total, _activity_duration_seconds and
- *   _activity_transferred_bytes_total count each activity once, when it is
- *   first seen COMPLETED, if it completed after the collector's first run
- *   started (`ctx.collectingSince`, whether or not that run succeeded: earlier
- *   ones are history, never replayed);
- * - dataprotect_activities_window: completed within `collection.window` by
- *   endTime, rebuilt from the service by the first run that succeeds;
- * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
- * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
- *
- * Every series carries `class_type`: a policy run is one JOB_GROUP plus one
- * JOB per asset in the same category, so counting both under one label set
- * would count each run about twice. Bytes are read from
- * stats.bytesTransferred, else from the deprecated result.bytesTransferred.
- */
 import { and, ge, isIn } from '../../clients/management/filter';
 import type { Activity } from '../../clients/management/schemas';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
 import { defineCollector, type HistogramSample, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
-import { Tally, chunks } from './shared';
+import { Tally } from '../shared/tally';
+import { chunks } from '../shared/chunks';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
 const FOLLOW_BATCH = 100;
@@ -60,6 +34,33 @@ export interface ActivitiesState {
 const key = (...parts: string[]): string => parts.join('\u0000');
 const unkey = <T extends string[]>(k: string): T => k.split('\u0000') as T;
 
+/**
+ * Jobs of the management service (only the levels in
+ * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
+ *
+ * Read incrementally by updateTime (serial paging, see ledger.ts for the
+ * watermark, overlap and id de-duplication); the first run also asks for
+ * every activity still queued or running, however old. Activities seen
+ * QUEUED, RUNNING or PENDING_CANCELLATION are followed: those that the
+ * incremental read does not bring back are asked for by id (100 ids a
+ * request) until they complete or disappear, so a completion is not missed
+ * even if its updateTime lags.
+ *
+ * - dataprotect_activities_completed_total, _activity_duration_seconds and
+ *   _activity_transferred_bytes_total count each activity once, when it is
+ *   first seen COMPLETED, if it completed after the collector's first run
+ *   started (`ctx.collectingSince`, whether or not that run succeeded: earlier
+ *   ones are history, never replayed);
+ * - dataprotect_activities_window: completed within `collection.window` by
+ *   endTime, rebuilt from the service by the first run that succeeds;
+ * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
+ * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
+ *
+ * Every series carries `class_type`: a policy run is one JOB_GROUP plus one
+ * JOB per asset in the same category, so counting both under one label set
+ * would count each run about twice. Bytes are read from
+ * stats.bytesTransferred, else from the deprecated result.bytesTransferred.
+ */
 export const activitiesCollector = defineCollector<'management', ActivitiesState>({
   name: 'activities',
   kind: 'management',
@@ -118,11 +119,9 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       if (seconds !== undefined) observe(state.durations.get(categoryKey) as Histogram, seconds);
     };
 
-    let pages = 0;
     let items = 0;
     const filter = and(isIn('classType', classTypes), ge('updateTime', new Date(ledger.since)));
     for await (const page of ctx.client.activities({ filter }, signal)) {
-      pages += 1;
       items += page.length;
       for (const activity of page) {
         ledger.observe(activity.updateTime);
@@ -137,7 +136,6 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     if (ledger.first) {
       const stillActive = and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES]));
       for await (const page of ctx.client.activities({ filter: stillActive }, signal)) {
-        pages += 1;
         items += page.length;
         for (const activity of page) if (!seen.has(activity.id)) apply(activity);
       }
@@ -147,7 +145,6 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     const unseen = [...state.active.keys()].filter((id) => !seen.has(id));
     for (const batch of chunks(unseen, FOLLOW_BATCH)) {
       for await (const page of ctx.client.activities({ filter: isIn('id', batch) }, signal)) {
-        pages += 1;
         items += page.length;
         for (const activity of page) apply(activity);
       }
@@ -159,7 +156,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     }
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
-    return { ...render(ctx.target.name, state), state, items, pages, events: { activities: admitted, history: ledger.first } };
+    return { ...render(ctx.target.name, state), state, items, events: { activities: admitted, history: ledger.first } };
   },
 });
 

@@ -1,16 +1,18 @@
+import { defineCollector, type Sample } from '../types';
+import { collectAll } from '../../clients/management/paging';
+import { Tally } from '../shared/tally';
+import { uniqueBy } from '../shared/unique';
+
+/** severities of api-notes: their series stay at 0 when no alert is open, so "all clear" reads 0 rather than "no data" */
+const KNOWN_SEVERITIES = ['CRITICAL', 'WARNING', 'INFORMATIONAL'] as const;
+
 /**
- * alerts: the management service's own alerts by severity and whether they
+ * The management service's own alerts by severity and whether they
  * are acknowledged (acknowledgement.acknowledgeState ACKNOWLEDGED -> "true",
  * UNACKNOWLEDGED or none -> "false"; another state passes through as it is).
  * Every alert the service lists counts as open: the API has no closed state.
  * Serial paging.
  */
-import { defineCollector, type Sample } from '../types';
-import { Tally } from './shared';
-
-/** severities of api-notes: their series stay at 0 when no alert is open, so "all clear" reads 0 rather than "no data" */
-const KNOWN_SEVERITIES = ['CRITICAL', 'WARNING', 'INFORMATIONAL'] as const;
-
 export const alertsCollector = defineCollector<'management'>({
   name: 'alerts',
   kind: 'management',
@@ -19,24 +21,17 @@ export const alertsCollector = defineCollector<'management'>({
   metrics: ['dataprotect_alerts'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    const seen = new Set<string>();
+    // random paging may repeat an alert when the list shifts
+    const { unique: alerts } = uniqueBy(await collectAll(ctx.client.alerts({}, signal)), (alert) => alert.id);
     const tally = new Tally<[string, string]>();
     for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.touch([severity, ack]);
-    let pages = 0;
-    for await (const page of ctx.client.alerts({}, signal)) {
-      pages += 1;
-      for (const alert of page) {
-        if (seen.has(alert.id)) continue;
-        seen.add(alert.id);
-        tally.add([alert.severity, acknowledged(alert.acknowledgement?.acknowledgeState)]);
-      }
-    }
+    for (const alert of alerts) tally.add([alert.severity, acknowledged(alert.acknowledgement?.acknowledgeState)]);
     const samples: Sample[] = tally.entries().map(({ key: [severity, ack], value }) => ({
       name: 'dataprotect_alerts',
       labels: { target, severity, acknowledged: ack },
       value,
     }));
-    return { samples, items: seen.size, pages };
+    return { samples, items: alerts.length };
   },
 });
 

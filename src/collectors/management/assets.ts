@@ -1,34 +1,13 @@
-/**
- * assets: every non-deleted asset with its policy, protection status, size,
- * newest copy time and RPO, plus the counts per type and protection status.
- * The RPO is its policy's (policy-rpo.ts), from the schedules the
- * protection-policies collector published, or read here before it has.
- * It publishes the asset list (ASSET_LIST) for the other management collectors.
- *
- * Newest copy time = max(lastAvailableCopyTime, newest createTime from
- * latest-copies). latest-copies comes from the latest-copies collector when it
- * has run; until then, for assets whose lastAvailableCopyTime is null, this
- * collector asks latest-copies itself (batched), so that even its first run
- * does not count an asset with copies as "without copy". Those answers are
- * kept in its state until the latest-copies collector publishes fresher ones
- * (for at most 30 minutes).
- */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector, type Sample } from '../types';
 import { policyRpo } from './policy-rpo';
-import {
-  ASSET_LIST,
-  LATEST_COPY_TIMES,
-  POLICY_NAMES,
-  Tally,
-  chunks,
-  currentPolicySchedules,
-  forEachConcurrent,
-  perAssetSeriesFor,
-  readAssets,
-  type AssetRecord,
-  type LatestCopyTimes,
-} from './shared';
+import { ASSET_LIST, POLICY_NAMES, readAssets, type AssetRecord } from './asset-list';
+import { LATEST_COPY_TIMES, type LatestCopyTimes } from './copy-signals';
+import { Tally } from '../shared/tally';
+import { chunks } from '../shared/chunks';
+import { currentPolicySchedules } from './policy-schedules';
+import { forEachConcurrent } from '../shared/concurrency';
+import { perAssetSeriesFor } from './per-asset-series';
 
 /** How long this collector trusts its own latest-copies answer before asking again. */
 const OWN_LATEST_MAX_AGE_MS = 30 * 60_000;
@@ -44,6 +23,21 @@ export interface AssetsState {
   ownLatest: ReadonlyMap<string, OwnLatest>;
 }
 
+/**
+ * Every non-deleted asset with its policy, protection status, size,
+ * newest copy time and RPO, plus the counts per type and protection status.
+ * The RPO is its policy's (policy-rpo.ts), from the schedules the
+ * protection-policies collector published, or read here before it has.
+ * It publishes the asset list (ASSET_LIST) for the other management collectors.
+ *
+ * Newest copy time = max(lastAvailableCopyTime, newest createTime from
+ * latest-copies). latest-copies comes from the latest-copies collector when it
+ * has run; until then, for assets whose lastAvailableCopyTime is null, this
+ * collector asks latest-copies itself (batched), so that even its first run
+ * does not count an asset with copies as "without copy". Those answers are
+ * kept in its state until the latest-copies collector publishes fresher ones
+ * (for at most 30 minutes).
+ */
 export const assetsCollector = defineCollector<'management', AssetsState>({
   name: 'assets',
   kind: 'management',
@@ -60,7 +54,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
     const target = ctx.target.name;
-    const { assets: raw, pages } = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
+    const raw = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
     const published = ctx.shared.get(LATEST_COPY_TIMES);
 
     // latest-copies answers for assets without lastAvailableCopyTime: carried over, or asked now.
@@ -75,9 +69,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
       else if (!own && !publishedKnows) unknown.push(asset.id);
     }
-    let extraRequests = 0;
     await forEachConcurrent(chunks(unknown, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-      extraRequests += 1;
       const copies = await ctx.client.latestCopies(batch, signal);
       for (const id of batch) ownLatest.set(id, { checkedAt: now, newest: null });
       for (const copy of copies) {
@@ -94,8 +86,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       assets.set(asset.id, { ...asset, newestCopyTime });
     }
 
-    const { schedules, pages: policyPages } = await currentPolicySchedules(ctx, signal);
-    extraRequests += policyPages;
+    const schedules = await currentPolicySchedules(ctx, signal);
     // by policy id (names may repeat), and by name for assets whose policy is known only by name
     const rpoSecondsByPolicy = new Map<string, number>();
     const rpoSecondsOf = (asset: AssetRecord): number => {
@@ -135,7 +126,6 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       state: { ownLatest },
       publish: [[ASSET_LIST, { readAt: now, assets }]],
       items: assets.size,
-      pages: pages + extraRequests,
     };
   },
 });

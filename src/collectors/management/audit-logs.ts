@@ -1,5 +1,19 @@
+import { ge } from '../../clients/management/filter';
+import type { AuditLog } from '../../clients/management/schemas';
+import { defineCollector, type Sample } from '../types';
+import { EventLedger, type LedgerState } from './ledger';
+import { Tally } from '../shared/tally';
+
+export interface AuditLogsState {
+  ledger: LedgerState;
+  totals: Map<string, number>;
+  /** entries inside the window: changedTime and auditType */
+  window: Array<Readonly<{ time: number; type: string }>>;
+  types: Set<string>;
+}
+
 /**
- * audit-logs: audit entries by auditType, read incrementally by changedTime
+ * Audit entries by auditType, read incrementally by changedTime
  * (serial paging, `changedTime ge <watermark - overlap>`, ids de-duplicated at
  * the boundary: see ledger.ts).
  *
@@ -10,20 +24,6 @@
  *   `collection.window`, rebuilt from the service by the first run that succeeds.
  * Types once seen stay, with 0.
  */
-import { ge } from '../../clients/management/filter';
-import type { AuditLog } from '../../clients/management/schemas';
-import { defineCollector, type Sample } from '../types';
-import { EventLedger, type LedgerState } from './ledger';
-import { Tally } from './shared';
-
-export interface AuditLogsState {
-  ledger: LedgerState;
-  totals: Map<string, number>;
-  /** entries inside the window: changedTime and auditType */
-  window: Array<Readonly<{ time: number; type: string }>>;
-  types: Set<string>;
-}
-
 export const auditLogsCollector = defineCollector<'management', AuditLogsState>({
   name: 'audit-logs',
   kind: 'management',
@@ -45,10 +45,8 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     const ledger = new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now });
 
     const admitted: AuditLog[] = [];
-    let pages = 0;
     let items = 0;
     for await (const page of ctx.client.auditLogs({ filter: ge('changedTime', new Date(ledger.since)) }, signal)) {
-      pages += 1;
       items += page.length;
       for (const entry of page) {
         ledger.observe(entry.changedTime);
@@ -78,6 +76,6 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     for (const { key: [auditType], value } of inWindow.entries()) {
       samples.push({ name: 'dataprotect_audit_events_window', labels: { target, audit_type: auditType }, value });
     }
-    return { samples, state, items, pages, events: { auditEntries: admitted, history: ledger.first } };
+    return { samples, state, items, events: { auditEntries: admitted, history: ledger.first } };
   },
 });

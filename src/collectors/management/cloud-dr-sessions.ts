@@ -1,5 +1,12 @@
+import { defineCollector, type Sample } from '../types';
+import { explainForbidden } from '../shared/permission';
+import { uniqueBy } from '../shared/unique';
+import { Tally } from '../shared/tally';
+
+export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
+
 /**
- * cloud-dr-sessions: cloud disaster-recovery sessions by DR type (Test,
+ * Cloud disaster-recovery sessions by DR type (Test,
  * Failover) and status (READY; other statuses pass through as they come),
  * every page of the listing.
  *
@@ -7,13 +14,6 @@
  * Administrator roles only: an account with the User role gets 403, which
  * fails the run with one log line naming the role (see permission.ts).
  */
-import { defineCollector, type Sample } from '../types';
-import { explainForbidden } from '../shared/permission';
-import { uniqueBy } from '../shared/unique';
-import { Tally } from './shared';
-
-export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
-
 export const cloudDrSessionsCollector = defineCollector<'management'>({
   name: 'cloud-dr-sessions',
   kind: 'management',

@@ -1,5 +1,14 @@
+import { ApiError } from '../../clients/errors';
+import { ENDPOINTS } from '../../clients/management/endpoints';
+import type { ComplianceDetail } from '../../clients/management/schemas';
+import { defineCollector, type Sample } from '../types';
+import { Tally } from '../shared/tally';
+
+/** verified-objective statuses of the seed: each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
+const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
+
 /**
- * compliance: compliance results by policy and verified-objective status
+ * Compliance results by policy and verified-objective status
  * (SUCCEEDED, FAILED, SKIPPED; unknown statuses pass through), from
  * GET /api/v2/compliance-details.
  *
@@ -13,15 +22,6 @@
  * (api-notes). A result with neither fails the run: counting it under a
  * made-up status would be a wrong number.
  */
-import { ApiError } from '../../clients/errors';
-import { ENDPOINTS } from '../../clients/management/endpoints';
-import type { ComplianceDetail } from '../../clients/management/schemas';
-import { defineCollector, type Sample } from '../types';
-import { Tally } from './shared';
-
-/** verified-objective statuses of the seed: each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
-const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
-
 export const complianceCollector = defineCollector<'management'>({
   name: 'compliance',
   kind: 'management',
@@ -32,10 +32,8 @@ export const complianceCollector = defineCollector<'management'>({
     const target = ctx.target.name;
     const tally = new Tally<[string, string]>();
     const latest = new Map<string, { detail: ComplianceDetail; index: number }>();
-    let pages = 0;
     let items = 0;
     for await (const page of ctx.client.complianceDetails({}, signal)) {
-      pages += 1;
       for (const detail of page) {
         const index = items++;
         const key = detail.assetId ? `${detail.assetId}\u0000${detail.stageId ?? detail.protectionPolicyId ?? ''}` : `#${index}`;
@@ -53,7 +51,7 @@ export const complianceCollector = defineCollector<'management'>({
       labels: { target, policy, status },
       value,
     }));
-    return { samples, items, pages };
+    return { samples, items };
   },
 });
 

@@ -1,5 +1,42 @@
+import { ApiError, isApiError } from '../../clients/errors';
+import type { ManagementClient } from '../../clients/management/client';
+import { ENDPOINTS } from '../../clients/management/endpoints';
+import { collectAll } from '../../clients/management/paging';
+import type { Copy } from '../../clients/management/schemas';
+import { defineCollector, type Sample } from '../types';
+import { COPY_FINGERPRINTS } from './copy-signals';
+import { currentAssets, type AssetRecord } from './asset-list';
+import { forEachConcurrent } from '../shared/concurrency';
+import { perAssetSeriesFor } from './per-asset-series';
+import { fnv1a } from '../../util/fnv1a';
+
+export interface LocationCopies {
+  readonly count: number;
+  readonly bytes: number;
+  /** retention times (epoch ms, ascending) of the copies that have one */
+  readonly expiries: readonly number[];
+  /** sizes of those copies, in the same order */
+  readonly expiringSizes: readonly number[];
+}
+
+export interface AssetCopies {
+  /** the asset's fields when its copies were read: a change triggers a re-read */
+  readonly lastAvailableCopyTime: number | null;
+  readonly updatedAt: number | null;
+  /** the copy-metrics fingerprint when the copies were read (null: none was published yet) */
+  readonly fingerprint: number | null;
+  readonly readAt: number;
+  /** when the periodic re-read is due (exporter clock, epoch ms) */
+  readonly dueAt: number;
+  readonly locations: ReadonlyMap<string, LocationCopies>;
+}
+
+export interface CopiesState {
+  readonly assets: ReadonlyMap<string, AssetCopies>;
+}
+
 /**
- * copies: number and total size of each asset's live copies, per location.
+ * Number and total size of each asset's live copies, per location.
  * Copies in a deletion state (DELETED, SOFT_DELETED, DELETING,
  * DELETE_FAILED), which the service lists too, are left out by the client
  * (copy-states.ts).
@@ -28,40 +65,6 @@
  * retention times and sizes of the copies that expire (two numbers a copy),
  * never the copy objects.
  */
-import { ApiError, isApiError } from '../../clients/errors';
-import type { ManagementClient } from '../../clients/management/client';
-import { ENDPOINTS } from '../../clients/management/endpoints';
-import { collectAll } from '../../clients/management/paging';
-import type { Copy } from '../../clients/management/schemas';
-import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS, currentAssets, forEachConcurrent, perAssetSeriesFor, type AssetRecord } from './shared';
-import { fnv1a } from '../../util/fnv1a';
-
-export interface LocationCopies {
-  readonly count: number;
-  readonly bytes: number;
-  /** retention times (epoch ms, ascending) of the copies that have one */
-  readonly expiries: readonly number[];
-  /** sizes of those copies, in the same order */
-  readonly expiringSizes: readonly number[];
-}
-
-export interface AssetCopies {
-  /** the asset's fields when its copies were read: a change triggers a re-read */
-  readonly lastAvailableCopyTime: number | null;
-  readonly updatedAt: number | null;
-  /** the copy-metrics fingerprint when the copies were read (null: none was published yet) */
-  readonly fingerprint: number | null;
-  readonly readAt: number;
-  /** when the periodic re-read is due (exporter clock, epoch ms) */
-  readonly dueAt: number;
-  readonly locations: ReadonlyMap<string, LocationCopies>;
-}
-
-export interface CopiesState {
-  readonly assets: ReadonlyMap<string, AssetCopies>;
-}
-
 export const copiesCollector = defineCollector<'management', CopiesState>({
   name: 'copies',
   kind: 'management',
@@ -73,7 +76,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
     const period = ctx.settings.copiesFullRescanPeriod;
-    const { list, pages: listPages } = await currentAssets(ctx, signal);
+    const list = await currentAssets(ctx, signal);
     const previous = ctx.state?.assets;
 
     const published = ctx.shared.get(COPY_FINGERPRINTS);
@@ -106,7 +109,6 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
       next.set(asset.id, dropExpired(adoptable ? { ...known, fingerprint } : known, now));
     }
 
-    let requests = 0;
     const deferred: AssetRecord[] = [];
     await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
       if (outOfTime(ctx.timeLimit)) {
@@ -121,13 +123,10 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
         // Deleted between the asset list and now (it will leave the list too),
         // unless the service still lists it: a 404 "may also mask a 401 or 403"
         // (the seed), and skipping would drop its series while reporting success.
-        requests += 1; // the look-up below
         if (await stillListed(ctx.client, asset.id, signal)) {
           throw new ApiError('status', ENDPOINTS.assetCopies, `HTTP 404 for the copies of asset ${asset.id.slice(0, 64)}, which the service still lists: does the account lack the privilege to read copies?`, 404);
         }
         return;
-      } finally {
-        requests += 1;
       }
       const firstRead = previous?.get(asset.id) === undefined;
       const dueAt = now + (firstRead ? period * (0.5 + 0.5 * spread(asset.id)) : period);
@@ -163,7 +162,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
         samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
       }
     }
-    return { samples, state: { assets: next }, items: toRead.length - deferred.length, pages: listPages + requests };
+    return { samples, state: { assets: next }, items: toRead.length - deferred.length };
   },
 });
 

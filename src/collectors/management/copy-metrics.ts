@@ -1,5 +1,12 @@
+import { defineCollector, type Sample } from '../types';
+import { COPY_FINGERPRINTS } from './copy-signals';
+import { currentAssets } from './asset-list';
+import { perAssetSeriesFor } from './per-asset-series';
+import { fnv1a } from '../../util/fnv1a';
+import type { CopyMetrics } from '../../clients/management/schemas';
+
 /**
- * copy-metrics: the newest copy per asset and policy stage type (PROTECTION,
+ * The newest copy per asset and policy stage type (PROTECTION,
  * REPLICATION, CLOUD_TIER ...), from GET /api/v2/copy-metrics, so that the
  * recency of replicated and cloud-tier copies can be watched like backups.
  * When an asset has several stages of one type, the newest of them counts.
@@ -9,11 +16,6 @@
  * (COPY_FINGERPRINTS), the copies collector's signal that an asset's copies
  * changed.
  */
-import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor } from './shared';
-import { fnv1a } from '../../util/fnv1a';
-import type { CopyMetrics } from '../../clients/management/schemas';
-
 export const copyMetricsCollector = defineCollector<'management'>({
   name: 'copy-metrics',
   kind: 'management',
@@ -24,13 +26,11 @@ export const copyMetricsCollector = defineCollector<'management'>({
   after: ['assets'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    const { list, pages: listPages } = await currentAssets(ctx, signal);
+    const list = await currentAssets(ctx, signal);
     const newest = new Map<string, Map<string, number>>();
     const fingerprints = new Map<string, number>();
-    let pages = 0;
     let items = 0;
     for await (const page of ctx.client.copyMetrics({}, signal)) {
-      pages += 1;
       for (const metrics of page) {
         items += 1;
         fingerprints.set(metrics.assetId, fingerprint(metrics, fingerprints.get(metrics.assetId)));
@@ -61,7 +61,6 @@ export const copyMetricsCollector = defineCollector<'management'>({
       samples,
       publish: [[COPY_FINGERPRINTS, { readAt: ctx.now().getTime(), byAsset: fingerprints }]],
       items,
-      pages: listPages + pages,
     };
   },
 });

@@ -1,4 +1,4 @@
-import type { CollectorDefinition } from '../types';
+import type { AnyCollector } from '../types';
 import { activitiesCollector } from './activities';
 import { alertsCollector } from './alerts';
 import { assetsCollector } from './assets';
@@ -16,8 +16,7 @@ import { protectionPoliciesCollector } from './protection-policies';
  * A collector's `after` names only collectors listed before it (a first round
  * waits for those; test/collectors/registry.test.ts checks it).
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const MANAGEMENT_COLLECTORS: readonly CollectorDefinition<'management', any>[] = [
+export const MANAGEMENT_COLLECTORS: readonly AnyCollector<'management'>[] = [
   assetsCollector,
   latestCopiesCollector,
   copyMetricsCollector,

@@ -1,15 +1,16 @@
+import { defineCollector, type Sample } from '../types';
+import { collectAll } from '../../clients/management/paging';
+import { Tally } from '../shared/tally';
+import { uniqueBy } from '../shared/unique';
+
 /**
- * inventory-sources: whether each inventory source's last discovery
+ * Whether each inventory source's last discovery
  * succeeded (lastDiscoveryResult.status OK) and when it ran (lastDiscovered;
  * no timestamp series for a source never discovered). A source without a
  * discovery result (application hosts, storage systems, groups often have
  * none) gets no success series: it has not failed. The `source` label is
  * the source's name; two sources with the same name get their id appended.
  */
-import { defineCollector, type Sample } from '../types';
-import type { InventorySource } from '../../clients/management/schemas';
-import { collectAll } from '../../clients/management/paging';
-
 export const inventorySourcesCollector = defineCollector<'management'>({
   name: 'inventory-sources',
   kind: 'management',
@@ -18,12 +19,12 @@ export const inventorySourcesCollector = defineCollector<'management'>({
   metrics: ['dataprotect_inventory_source_discovery_success', 'dataprotect_inventory_source_last_discovery_timestamp_seconds'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    const sources = dedupeById(await collectAll(ctx.client.inventorySources({}, signal)));
-    const nameCount = new Map<string, number>();
-    for (const source of sources) nameCount.set(source.name, (nameCount.get(source.name) ?? 0) + 1);
+    const { unique: sources } = uniqueBy(await collectAll(ctx.client.inventorySources({}, signal)), (source) => source.id);
+    const nameCount = new Tally<[string]>();
+    for (const source of sources) nameCount.add([source.name]);
     const samples: Sample[] = [];
     for (const source of sources) {
-      const label = (nameCount.get(source.name) ?? 0) > 1 ? `${source.name} (${source.id})` : source.name;
+      const label = nameCount.get([source.name]) > 1 ? `${source.name} (${source.id})` : source.name;
       const labels = { target, source: label };
       const result = source.lastDiscoveryResult?.status;
       if (result) samples.push({ name: 'dataprotect_inventory_source_discovery_success', labels, value: result === 'OK' ? 1 : 0 });
@@ -34,9 +35,3 @@ export const inventorySourcesCollector = defineCollector<'management'>({
     return { samples, items: sources.length };
   },
 });
-
-function dedupeById(sources: InventorySource[]): InventorySource[] {
-  const byId = new Map<string, InventorySource>();
-  for (const source of sources) byId.set(source.id, source);
-  return [...byId.values()];
-}

@@ -1,5 +1,12 @@
+import { LATEST_COPIES_BATCH } from '../../clients/management/client';
+import { defineCollector } from '../types';
+import { LATEST_COPY_TIMES } from './copy-signals';
+import { chunks } from '../shared/chunks';
+import { currentAssets } from './asset-list';
+import { forEachConcurrent } from '../shared/concurrency';
+
 /**
- * latest-copies: asks the service for the newest copy of every asset, 100 ids
+ * Asks the service for the newest copy of every asset, 100 ids
  * a request, and publishes the newest createTime per asset (LATEST_COPY_TIMES).
  * The assets collector combines it with lastAvailableCopyTime, which can lag
  * behind the copies that exist.
@@ -10,10 +17,6 @@
  * dataprotect_asset_last_copy_timestamp_seconds and
  * dataprotect_assets_without_copy.
  */
-import { LATEST_COPIES_BATCH } from '../../clients/management/client';
-import { defineCollector } from '../types';
-import { LATEST_COPY_TIMES, chunks, currentAssets, forEachConcurrent } from './shared';
-
 export const latestCopiesCollector = defineCollector<'management'>({
   name: 'latest-copies',
   kind: 'management',
@@ -24,12 +27,10 @@ export const latestCopiesCollector = defineCollector<'management'>({
   after: ['assets'],
   async collect(ctx, signal) {
     const checkedAt = ctx.now().getTime();
-    const { list, pages } = await currentAssets(ctx, signal);
+    const list = await currentAssets(ctx, signal);
     const newest = new Map<string, number | null>();
     for (const id of list.assets.keys()) newest.set(id, null);
-    let requests = 0;
     await forEachConcurrent(chunks([...list.assets.keys()], LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-      requests += 1;
       for (const copy of await ctx.client.latestCopies(batch, signal)) {
         if (!newest.has(copy.assetId)) continue; // an asset that was not asked for
         const known = newest.get(copy.assetId);
@@ -45,7 +46,6 @@ export const latestCopiesCollector = defineCollector<'management'>({
       samples: [{ name: 'dataprotect_assets_copy_time_lagging', labels: { target: ctx.target.name }, value: lagging }],
       publish: [[LATEST_COPY_TIMES, { checkedAt, newest }]],
       items: newest.size,
-      pages: pages + requests,
     };
   },
 });

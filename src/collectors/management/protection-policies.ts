@@ -1,5 +1,18 @@
+import { defineCollector, type Sample } from '../types';
+import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
+import { ASSET_LIST, POLICY_NAMES } from './asset-list';
+import { POLICY_SCHEDULES } from './policy-schedules';
+import { collectAll } from '../../clients/management/paging';
+import { Tally } from '../shared/tally';
+import { uniqueBy } from '../shared/unique';
+
+export interface ProtectionPoliciesState {
+  /** the unreadable-schedule reason last logged, by policy id */
+  readonly warned: ReadonlyMap<string, string>;
+}
+
 /**
- * protection-policies: one info series per policy, the number of assets in
+ * One info series per policy, the number of assets in
  * each, and each policy's RPO with where it comes from (policy-rpo.ts).
  *
  * dataprotect_policy_assets counts the non-deleted assets of the asset list
@@ -16,15 +29,6 @@
  * state keeps the reason last logged for each policy, so the warning comes
  * back only when the policy changes (and again after the exporter restarts).
  */
-import { defineCollector, type Sample } from '../types';
-import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES, POLICY_SCHEDULES, Tally } from './shared';
-
-export interface ProtectionPoliciesState {
-  /** the unreadable-schedule reason last logged, by policy id */
-  readonly warned: ReadonlyMap<string, string>;
-}
-
 export const protectionPoliciesCollector = defineCollector<'management', ProtectionPoliciesState>({
   name: 'protection-policies',
   kind: 'management',
@@ -41,11 +45,9 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
     const warned = new Map<string, string>();
     const assetList = ctx.shared.get(ASSET_LIST);
     const perPolicy = new Tally<[string]>();
-    let pages = 0;
-    for await (const page of ctx.client.protectionPolicies({}, signal)) {
-      pages += 1;
-      for (const policy of page) {
-        if (names.has(policy.id)) continue; // random paging may repeat an item when the list shifts
+    // random paging may repeat a policy when the list shifts
+    const { unique: policies } = uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id);
+    for (const policy of policies) {
         names.set(policy.id, { name: policy.name, type: policy.type ?? null });
         samples.push({
           name: 'dataprotect_policy_info',
@@ -73,7 +75,6 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
             ctx.logger.warn({ policy_id: policy.id, policy: policy.name, reason: schedule.reason, rpo_source: rpo.source }, 'protection policy schedule not understood: its RPO is not derived from it');
           }
         }
-      }
     }
     if (assetList) {
       for (const asset of assetList.assets.values()) if (asset.policyName !== '') perPolicy.add([asset.policyName]);
@@ -89,7 +90,6 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
         [POLICY_SCHEDULES, { readAt: ctx.now().getTime(), byId: schedules }],
       ],
       items: names.size,
-      pages,
     };
   },
 });

@@ -21,6 +21,6 @@ export const clustersCollector = defineCollector({
       labels: { target: ctx.target.name, rep_cluster: cluster.name },
       value: cluster.isRegistered && cluster.connectionStatus === 'OK' ? 1 : 0,
     }));
-    return { samples, items: clusters.length, pages: 1 };
+    return { samples, items: clusters.length };
   },
 });

@@ -21,6 +21,6 @@ export const groupsCollector = defineCollector({
       labels: { target: ctx.target.name, group: group.name },
       value: 1,
     }));
-    return { samples, items: groups.length, pages: 1 };
+    return { samples, items: groups.length };
   },
 });

@@ -2,6 +2,7 @@ import { VM_ROLES, VM_STATUSES, type ProtectedVm } from '../../clients/replicati
 import { defineCollector, type Sample } from '../types';
 import { stateSet } from '../shared/state-set';
 import { uniqueBy } from '../shared/unique';
+import { Tally } from '../shared/tally';
 
 const MIB = 1024 * 1024;
 
@@ -33,7 +34,7 @@ export const vmsCollector = defineCollector({
     const samples: Sample[] = [];
     for (const vm of unique) samples.push(...vmSamples(target, vm));
     samples.push(...countSamples(target, unique));
-    return { samples, items: vms.length, pages: 1 };
+    return { samples, items: vms.length };
   },
 });
 
@@ -58,8 +59,7 @@ function vmSamples(target: string, vm: VmRecord): Sample[] {
  * absent when nothing is paused.
  */
 function countSamples(target: string, vms: readonly VmRecord[]): Sample[] {
-  const counts = new Map<string, number>();
-  const keyOf = (cluster: string, role: string, status: string): string => JSON.stringify([cluster, role, status]);
+  const counts = new Tally<[string, string, string]>();
   const clusters = new Set<string>();
   const roles = new Set<string>(VM_ROLES);
   const statuses = new Set<string>(VM_STATUSES);
@@ -68,8 +68,7 @@ function countSamples(target: string, vms: readonly VmRecord[]): Sample[] {
     clusters.add(cluster);
     roles.add(vm.role);
     statuses.add(vm.status);
-    const key = keyOf(cluster, vm.role, vm.status);
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    counts.add([cluster, vm.role, vm.status]);
   }
   const samples: Sample[] = [];
   for (const cluster of clusters) {
@@ -78,7 +77,7 @@ function countSamples(target: string, vms: readonly VmRecord[]): Sample[] {
         samples.push({
           name: 'dataprotect_replication_vms',
           labels: { target, rep_cluster: cluster, role, status },
-          value: counts.get(keyOf(cluster, role, status)) ?? 0,
+          value: counts.get([cluster, role, status]),
         });
       }
     }

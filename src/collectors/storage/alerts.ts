@@ -1,5 +1,6 @@
 import type { StorageAlert } from '../../clients/storage/client';
 import { defineCollector, type Sample } from '../types';
+import { Tally } from '../shared/tally';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
 /**
@@ -22,18 +23,11 @@ export const alertsCollector = defineCollector<'storage', PerSystemState>({
 });
 
 export function alertCountSamples(target: string, systemId: string, alerts: readonly StorageAlert[]): Sample[] {
-  const counts = new Map<string, { severity: string; class: string; count: number }>();
-  for (const alert of alerts) {
-    const severity = alert.severity;
-    const alertClass = alert.class ?? '';
-    const key = JSON.stringify([severity, alertClass]);
-    const entry = counts.get(key) ?? { severity, class: alertClass, count: 0 };
-    entry.count += 1;
-    counts.set(key, entry);
-  }
-  return [...counts.values()].map((entry) => ({
+  const counts = new Tally<[string, string]>();
+  for (const alert of alerts) counts.add([alert.severity, alert.class ?? '']);
+  return counts.entries().map(({ key: [severity, alertClass], value }) => ({
     name: 'dataprotect_storage_alerts',
-    labels: { target, system_id: systemId, severity: entry.severity, class: entry.class },
-    value: entry.count,
+    labels: { target, system_id: systemId, severity, class: alertClass },
+    value,
   }));
 }

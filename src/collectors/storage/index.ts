@@ -1,12 +1,11 @@
-import type { CollectorDefinition } from '../types';
+import type { AnyCollector } from '../types';
 import { alertsCollector } from './alerts';
 import { capacityCollector } from './capacity';
 import { replicationContextsCollector } from './replication';
 import { systemCollector } from './system';
 
 /** The storage collectors, in the order they are listed on the landing page. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export const STORAGE_COLLECTORS: readonly CollectorDefinition<'storage', any>[] = [
+export const STORAGE_COLLECTORS: readonly AnyCollector<'storage'>[] = [
   systemCollector,
   capacityCollector,
   alertsCollector,
