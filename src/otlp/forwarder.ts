@@ -110,7 +110,7 @@ export class EstateEventForwarder {
 
   /**
    * Sends what is queued within `timeoutMs` and stops; what could not be
-   * sent, and the tasks still waiting for their job, are counted as dropped
+   * sent, and the tasks still waiting for their job, are counted as lost
    * (a restart with otlp.backfill sends them again, with the same ids).
    */
   async shutdown(timeoutMs: number): Promise<void> {
