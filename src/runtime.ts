@@ -146,7 +146,7 @@ export class ExporterRuntime {
    * reads from (its `after`) have finished, all others at once. They share
    * the target's connections (maxConcurrency), so the service sees no more
    * requests at a time than in any other run; but a serially paged listing
-   * (one request at a time) no longer leaves the other connections idle, and
+   * (one request at a time) does not leave the other connections idle, and
    * a first round on a large estate takes about its longest chain (assets,
    * copy-metrics, copies) instead of the sum of all collectors.
    * Results are in the target's collector order.

@@ -37,7 +37,7 @@ export interface Tracing {
   plan: TracingPlan;
   /** exports the spans still buffered and stops; bounded in time, never throws; false when it gave up waiting */
   shutdown(): Promise<boolean>;
-  /** where failed span exports are reported from now on (before: JSON lines on stderr) */
+  /** where failed span exports are reported from now on (until then: JSON lines on stderr) */
   reportTo(log: ExportFailureLog): void;
 }
 

@@ -16,7 +16,7 @@ import type { ActivityRecord, AssetRecord, EstateState } from './records';
 export const ACTIVITY_RETENTION_MS = 7 * DAY_MS;
 
 export interface HistoryOptions {
-  /** building the initial history: no copies, no expiry; activities created before this are dropped */
+  /** building the initial history: no copies, no expiry; activities created before this are left out */
   notBeforeMs: number;
 }
 

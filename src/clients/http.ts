@@ -70,7 +70,7 @@ const UNTRACED: Span = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 /**
  * Whether a tracer provider (the OpenTelemetry SDK, or a test's) is
  * registered. Without one every span is a no-op, and starting an active one
- * per request still cost about 25 µs of a request's CPU (context switching of
+ * per request still costs about 25 µs of a request's CPU (context switching of
  * the API) on the 10,000+ requests of a cold round on a large estate.
  */
 function tracingRegistered(): boolean {
@@ -175,7 +175,7 @@ export class HttpCore {
   private async send(request: HttpRequest): Promise<HttpResponse> {
     const started = performance.now();
     // One controller, a timer and a listener on the caller's signal, released when the attempt
-    // ends: AbortSignal.timeout plus AbortSignal.any per request was a measurable share of the
+    // ends: AbortSignal.timeout plus AbortSignal.any per request is a measurable share of the
     // CPU (and garbage) of a cold round of 10,000 requests.
     const attempt = new AbortController();
     let timedOut = false;

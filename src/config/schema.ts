@@ -235,7 +235,7 @@ const otlpSettings = z
     auditLogs: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
     /** how far back the first run after start forwards what completed before it (default 0: only what completes after start) */
     backfill: duration.refine((ms) => ms >= 0, 'must not be negative').default(0),
-    /** events waiting for export per signal; beyond it they are dropped and counted in dataprotect_otlp_dropped_total */
+    /** events waiting for export per signal; beyond it they are discarded and counted by the OTLP drop counter (docs/metrics.md) */
     maxQueueSize: z.number().int().min(1).max(1_000_000).default(10_000),
     /** time limit of one export request, its retries on 429/503 included */
     timeout: positiveDuration.default(10_000),

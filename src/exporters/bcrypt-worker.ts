@@ -15,8 +15,8 @@ export class VerifierBusyError extends Error {
 
 /**
  * bcryptjs is plain JavaScript, by design slow (about 80 ms a comparison at
- * cost 10): on the event loop, 40 parallel bad logins held /healthz for
- * seconds. The worker is evaluated from source (not a file next to this one)
+ * cost 10): on the event loop, 40 parallel bad logins would hold /healthz
+ * for seconds. The worker is evaluated from source (not a file next to this one)
  * so that the same code runs from dist/, under tsx and under ts-jest.
  */
 const WORKER_SOURCE = `

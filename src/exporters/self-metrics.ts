@@ -111,7 +111,7 @@ export class SelfMetrics implements RequestObserver {
    * Node.js process metrics (process_*, nodejs_*), for /metrics only. Read at
    * most once per PROCESS_METRICS_MAX_AGE_MS and shared by the scrapes in
    * between (the same promise): reading CPU and memory usage and formatting
-   * them on each of 20 concurrent scrapes cost more than the snapshot itself.
+   * them on each of 20 concurrent scrapes costs more than the snapshot itself.
    */
   processText(): Promise<string> {
     const now = Date.now();

@@ -47,7 +47,7 @@ export function metricsMarkdown(): string {
 Generated from \`src/metrics/catalog.ts\` by \`npm run docs:metrics\`; a test fails when this file and the
 catalog (or what the collectors emit) disagree. Every series carries \`target\`, the configured target name.
 Per-asset and per-VM series disappear at the next collection after the asset or VM disappears from the source;
-a failing collector's series are kept for \`collection.staleAfter\` and then dropped.
+a failing collector's series are kept for \`collection.staleAfter\` and then removed.
 `;
   for (const [title, belongs] of sections) {
     const rows = METRIC_FAMILIES.filter((family) => !placed.has(family.name) && belongs(family.name));

@@ -1,6 +1,6 @@
 /**
  * A bounded export queue between collection and an OTLP exporter. Adding
- * never waits: items beyond `maxQueueSize` are dropped and counted, and so
+ * never waits: items beyond `maxQueueSize` are discarded and counted, and so
  * are the items of a batch the endpoint refused or never answered (the
  * exporter's own timeout and retries bound each export). One export at a
  * time: a slow endpoint fills the queue, and the queue drops, instead of
@@ -65,7 +65,7 @@ export class BoundedExportQueue<T> {
     }
   }
 
-  /** Exports what is queued within `timeoutMs`, then stops the exporter; what is left is dropped and counted. */
+  /** Exports what is queued within `timeoutMs`, then stops the exporter; what is left is discarded and counted. */
   async shutdown(timeoutMs: number): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs).unref()))]);

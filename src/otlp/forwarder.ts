@@ -61,7 +61,7 @@ export class EstateEventForwarder {
       maxBatchSize: MAX_BATCH_SIZE,
       scheduleDelayMs: SCHEDULE_DELAY_MS,
       onDropped: (count: number) => options.onDropped(signal, count),
-      onExportError: (message: string) => options.logger.warn({ signal, err: message }, 'OTLP export failed; its events are dropped'),
+      onExportError: (message: string) => options.logger.warn({ signal, err: message }, 'OTLP export failed; its events are lost (counted in dataprotect_otlp_dropped_total)'),
     });
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when a signal is on */
     if (options.otlp.activities.enabled) {
@@ -110,7 +110,7 @@ export class EstateEventForwarder {
 
   /**
    * Sends what is queued within `timeoutMs` and stops; what could not be
-   * sent, and the tasks still waiting for their job, are counted as dropped
+   * sent, and the tasks still waiting for their job, are counted as lost
    * (a restart with otlp.backfill sends them again, with the same ids).
    */
   async shutdown(timeoutMs: number): Promise<void> {

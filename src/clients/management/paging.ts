@@ -62,7 +62,7 @@ const serialEnvelope = z.object({
 /**
  * Random paging: page 1, then, once it tells how many pages there are, up to
  * `concurrency` pages requested ahead (the target's connections: a listing
- * of 20 pages no longer takes 20 round trips one after another), yielded in
+ * of 20 pages does not take 20 round trips one after another), yielded in
  * page order. The next pages are requested before a page's items are handed
  * over, so they load while the caller works. A page's own totalPages is
  * honoured as it comes: a list that grew is read on, one that shrank ends

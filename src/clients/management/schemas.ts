@@ -2,7 +2,7 @@
  * Item schemas of the management service listings, checked item by item
  * (response.ts validateItems).
  *
- * Lenient where the API may grow: unknown fields are dropped silently (not
+ * Lenient where the API may grow: unknown fields are stripped silently (not
  * kept, to save memory on large estates) and enumerations are plain strings,
  * so a value the exporter does not know passes through as a label value.
  * Strict where a metric depends on it: a required field that is missing or of

@@ -1,6 +1,6 @@
 /**
  * Shapes of the replication plugin's records (seed: "Resources and their
- * fields"). Unknown fields are dropped, enumerations are open strings.
+ * fields"). Unknown fields are stripped, enumerations are open strings.
  * Required: what identifies a record and what a metric's value comes from;
  * optional: fields the seed says may be omitted and fields that only feed
  * labels, so that one record missing a label field does not void a whole list.

@@ -1,7 +1,7 @@
 /**
  * Shapes of the storage appliance / management center answers the exporter
  * reads (api-notes, "Storage appliance and management center"). Unknown
- * fields are dropped and enumerations are open strings (seed, Versioning 4);
+ * fields are stripped and enumerations are open strings (seed, Versioning 4);
  * fields that only feed labels are optional so that one record missing one
  * does not void a whole list. Byte counts are integers in JSON numbers.
  */

@@ -179,7 +179,7 @@ function emptyState(): ActivitiesState {
  * shared because they are replaced, never changed; only the histograms, which
  * observe() changes in place, are copied whole (one per category). A
  * structuredClone of it all (a window of 100,000+ completions on a large
- * estate) was most of this collector's time and garbage. The ledger copies
+ * estate) would be most of this collector's time and garbage. The ledger copies
  * what it keeps itself.
  */
 function shallowCopy(previous: ActivitiesState): ActivitiesState {

@@ -37,7 +37,7 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     // The previous state is never changed (a failed run must leave it as it was), but it is not
     // deep-cloned either: the small maps are copied, the window is filtered into a new array that
     // shares its entries (never mutated), and the ledger copies what it keeps. A structuredClone of
-    // a window of 100,000+ entries per run was a large share of this collector's time and garbage.
+    // a window of 100,000+ entries per run would be a large share of this collector's time and garbage.
     const previous = ctx.state;
     const state: AuditLogsState = previous
       ? { ledger: previous.ledger, totals: new Map(previous.totals), window: previous.window.filter((entry) => entry.time >= windowStart), types: new Set(previous.types) }

@@ -52,7 +52,7 @@ export interface CopiesState {
  *     `collection.copiesFullRescanPeriod`; the first re-read after a cold
  *     start falls at a per-asset point in the second half of the period, so
  *     the re-reads are spread across runs instead of all falling together.
- * Between reads, copies whose retentionTime has passed are dropped locally.
+ * Between reads, copies whose retentionTime has passed are removed locally.
  * When only a quarter of the run's time limit is left, no further asset is
  * read: the run ends in time with what it read, and the next runs read the
  * others (a cold start on a large or slow estate then takes a few runs

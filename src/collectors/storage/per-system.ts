@@ -14,7 +14,7 @@ export interface PerSystemState {
  * - Each system's outcome is published in
  *   dataprotect_storage_system_collector_success{system_id, collector}.
  * - A system that fails is logged (warn, with its id and the error) and its
- *   last good samples are carried forward up to `staleAfter`, then dropped:
+ *   last good samples are carried forward up to `staleAfter`, then removed:
  *   the same rule the exporter applies to a whole failing collector, applied
  *   to the failing system only. The other systems' series are fresh.
  * - When discovery fails, or every system fails, the run fails: a target-level
