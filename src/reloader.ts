@@ -42,9 +42,7 @@ export class ConfigReloader {
 
   /** Re-reads the file and applies it, even when its text did not change (its secrets or ${ENV} may have). */
   reload(trigger: string): Promise<ReloadOutcome> {
-    const run = this.queue.then(() => this.reloadNow(trigger, false));
-    this.queue = run.catch(() => undefined);
-    return run;
+    return this.enqueue(trigger, false);
   }
 
   /** Starts watching the file's directory. */
@@ -76,9 +74,15 @@ export class ConfigReloader {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      const run = this.queue.then(() => this.reloadNow('file change', true));
-      this.queue = run.catch(() => undefined);
+      void this.enqueue('file change', true);
     }, this.deps.debounceMs ?? 300);
+  }
+
+  /** Reloads run one at a time, after the ones already asked for. */
+  private enqueue(trigger: string, onlyIfChanged: boolean): Promise<ReloadOutcome> {
+    const run = this.queue.then(() => this.reloadNow(trigger, onlyIfChanged));
+    this.queue = run.catch(() => undefined);
+    return run;
   }
 
   /** The file's text; undefined while it does not exist (an editor between delete and rename). */
@@ -99,25 +103,16 @@ export class ConfigReloader {
     }
     // Remembered whatever the outcome, so that a broken file is reported once, not at every event.
     if (text !== undefined) this.lastText = text;
-    let next: ExporterConfig;
     try {
-      next = this.deps.read(this.deps.file);
-    } catch (error) {
-      return this.rejected(trigger, error instanceof ConfigError ? error.problems : [(error as Error).message]);
-    }
-    try {
-      const change = await this.deps.apply(next);
+      const change = await this.deps.apply(this.deps.read(this.deps.file));
       logger.info({ trigger, ...change }, 'configuration reloaded');
       this.deps.onOutcome?.('applied');
       return 'applied';
     } catch (error) {
-      return this.rejected(trigger, error instanceof ConfigError ? error.problems : [(error as Error).message]);
+      const problems = error instanceof ConfigError ? error.problems : [(error as Error).message];
+      logger.error({ trigger, problems }, 'configuration reload rejected; the previous configuration keeps running');
+      this.deps.onOutcome?.('rejected');
+      return 'rejected';
     }
-  }
-
-  private rejected(trigger: string, problems: string[]): 'rejected' {
-    this.deps.logger.error({ trigger, problems }, 'configuration reload rejected; the previous configuration keeps running');
-    this.deps.onOutcome?.('rejected');
-    return 'rejected';
   }
 }

@@ -11,6 +11,7 @@
  * tracing starts.
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { parse } from 'yaml';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { ExportResult } from '@opentelemetry/core';
@@ -209,12 +210,8 @@ export function startTracing(plan: TracingPlan): Tracing {
   };
 }
 
-/** The config file named on a command line (`--config FILE` or `--config=FILE`), if any. */
+/** The config file named on a command line (`--config FILE` or `--config=FILE`), if any; the CLI judges the rest. */
 export function configFileFromArgs(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    if (arg === '--config') return argv[i + 1];
-    if (arg.startsWith('--config=')) return arg.slice('--config='.length);
-  }
-  return undefined;
+  const { config } = parseArgs({ args: [...argv], options: { config: { type: 'string' } }, strict: false }).values;
+  return typeof config === 'string' ? config : undefined;
 }

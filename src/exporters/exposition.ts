@@ -20,23 +20,6 @@ export function familyHeader(family: MetricFamily): string {
   return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;
 }
 
-const encodedHeaders = new Map<string, Buffer>();
-
-function encodedHeader(family: MetricFamily): Buffer {
-  let header = encodedHeaders.get(family.name);
-  if (!header) encodedHeaders.set(family.name, (header = Buffer.from(familyHeader(family), 'utf8')));
-  return header;
-}
-
-/** Family headers as gzip members, for scrapers that accept gzip (Prometheus always does). */
-const gzippedHeaders = new Map<string, Buffer>();
-
-function gzippedHeader(family: MetricFamily): Buffer {
-  let header = gzippedHeaders.get(family.name);
-  if (!header) gzippedHeaders.set(family.name, (header = gzipSync(encodedHeader(family), GZIP_OPTIONS)));
-  return header;
-}
-
 export type BodyEncoding = 'identity' | 'gzip';
 
 /** Text as one chunk of a body in the given encoding. */
@@ -45,14 +28,23 @@ export function encodeChunk(text: string, encoding: BodyEncoding): Buffer {
   return encoding === 'gzip' ? gzipSync(plain, GZIP_OPTIONS) : plain;
 }
 
+/** Each family's header in each encoding, encoded once: a gzip scraper's header is a gzip member too. */
+const encodedHeaders = new Map<string, Buffer>();
+
+function encodedHeader(family: MetricFamily, encoding: BodyEncoding): Buffer {
+  const key = `${encoding} ${family.name}`;
+  let header = encodedHeaders.get(key);
+  if (!header) encodedHeaders.set(key, (header = encodeChunk(familyHeader(family), encoding)));
+  return header;
+}
+
 /**
  * The last moment (ms) a record's last good data is served. A failing
  * collector's: staleAfter past its last success. A collector whose last run
  * succeeded keeps its series until its next run, and staleAfter beyond if
  * that run does not come: otherwise a collector that keeps succeeding loses
  * its series between two runs whenever its schedule is as long as staleAfter
- * (the 15-minute collectors and the default 15m: a run ending a little later
- * than the one before left a gap) or longer.
+ * or longer (a run ending a little later than the one before leaves a gap).
  */
 function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
   if (record.lastSuccessAt === undefined) return -Infinity;
@@ -101,23 +93,17 @@ export interface RenderOptions {
   staleAfterMs: number;
 }
 
-/** Renders every catalog family that has series, in catalog order, as text (--once, /probe): the bytes of renderRecordChunks. */
-export function renderRecords(records: readonly CollectorRecord[], options: RenderOptions): string {
-  return Buffer.concat(renderRecordChunks(records, options)).toString('utf8');
-}
-
 /**
- * renderRecords as a list of UTF-8 buffers (same bytes), or of gzip members
- * whose concatenation is the gzip of those bytes. The records' series are
- * encoded (and compressed) once per result (see prepared.ts), so assembling
- * a body only collects references.
+ * Every catalog family that has series, in catalog order, as a list of UTF-8
+ * buffers, or of gzip members whose concatenation is the gzip of those bytes.
+ * The records' series are encoded (and compressed) once per result (see
+ * prepared.ts), so assembling a body only collects references.
  */
 export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Buffer[] {
   const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
   for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-  const gzip = encoding === 'gzip';
-  const freshData = fresh.map((record) => (gzip ? preparedOf(record).gzip : preparedOf(record).plain));
+  const freshData = fresh.map((record) => preparedOf(record)[encoding]);
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);
@@ -126,7 +112,7 @@ export function renderRecordChunks(records: readonly CollectorRecord[], options:
       const body = data.get(family.name);
       if (body && body.length > 0) parts.push(body);
     }
-    if (parts.length > 0) out.push(gzip ? gzippedHeader(family) : encodedHeader(family), ...parts);
+    if (parts.length > 0) out.push(encodedHeader(family, encoding), ...parts);
   }
   return out;
 }

@@ -23,11 +23,11 @@ export const GZIP_OPTIONS = { level: 1 } as const;
 export class PreparedResult {
   private compressed: ReadonlyMap<string, Buffer> | undefined;
 
-  constructor(readonly plain: ReadonlyMap<string, Buffer>) {}
+  constructor(readonly identity: ReadonlyMap<string, Buffer>) {}
 
   /** each family's buffer as a gzip member; compressed once, when a scraper first accepts gzip */
   get gzip(): ReadonlyMap<string, Buffer> {
-    this.compressed ??= new Map([...this.plain].map(([family, body]) => [family, gzipSync(body, GZIP_OPTIONS)]));
+    this.compressed ??= new Map([...this.identity].map(([family, body]) => [family, gzipSync(body, GZIP_OPTIONS)]));
     return this.compressed;
   }
 }

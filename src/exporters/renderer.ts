@@ -1,5 +1,5 @@
 import type { SnapshotStore } from '../snapshot/store';
-import { encodeChunk, renderFamilies, renderRecordChunks, renderRecords, type BodyEncoding } from './exposition';
+import { encodeChunk, renderFamilies, renderRecordChunks, type BodyEncoding } from './exposition';
 import type { SelfMetrics } from './self-metrics';
 
 /**
@@ -17,26 +17,18 @@ export class MetricsRenderer {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Everything, or one target's series when `target` is given (the multi-target /probe convention). */
+  /** Everything as text, or one target's series when `target` is given (the multi-target /probe convention). */
   async render(target?: string): Promise<string> {
+    return Buffer.concat(await this.renderChunks('identity', target)).toString('utf8');
+  }
+
+  /** render() as UTF-8 buffers (/metrics), or as gzip members whose concatenation is the gzip of those bytes. */
+  async renderChunks(encoding: BodyEncoding = 'identity', target?: string): Promise<Buffer[]> {
     const all = this.store().all();
     const records = target === undefined ? all : all.filter((record) => record.target === target);
-    const snapshot = renderRecords(records, this.renderOptions());
-    const self = renderFamilies(await this.self.familiesText(target));
-    return target === undefined ? snapshot + self + (await this.self.processText()) : snapshot + self;
-  }
-
-  /**
-   * The /metrics body as UTF-8 buffers (same bytes as render()), or as gzip
-   * members whose concatenation is the gzip of those bytes.
-   */
-  async renderChunks(encoding: BodyEncoding = 'identity'): Promise<Buffer[]> {
-    const snapshot = renderRecordChunks(this.store().all(), this.renderOptions(), encoding);
-    const self = renderFamilies(await this.self.familiesText()) + (await this.self.processText());
+    const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() }, encoding);
+    const families = renderFamilies(await this.self.familiesText(target));
+    const self = target === undefined ? families + (await this.self.processText()) : families;
     return [...snapshot, encodeChunk(self, encoding)];
-  }
-
-  private renderOptions(): { now: number; staleAfterMs: number } {
-    return { now: this.now(), staleAfterMs: this.staleAfterMs() };
   }
 }

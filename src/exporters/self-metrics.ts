@@ -10,9 +10,6 @@ import { metricFamily } from '../metrics/catalog';
 import { formatSample } from './exposition';
 import { VERSION } from '../version';
 
-/** process metrics are sampled values: a second's age is invisible at any scrape interval */
-const PROCESS_METRICS_MAX_AGE_MS = 1000;
-
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 type SelfMetricName =
@@ -53,9 +50,6 @@ export class SelfMetrics implements RequestObserver {
   private readonly reloadSuccessful = new Gauge({ ...declare('dataprotect_config_last_reload_successful'), registers: [this.registry] });
   private readonly reloadSuccessTime = new Gauge({ ...declare('dataprotect_config_last_reload_success_timestamp_seconds'), registers: [this.registry] });
 
-  private firstRoundCompleteValue: boolean | undefined;
-  private processCache: { at: number; text: Promise<string> } | undefined;
-
   constructor(options: { processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.processRegistry });
@@ -73,8 +67,6 @@ export class SelfMetrics implements RequestObserver {
 
   /** Whether every collector has finished a first run (the runtime's firstRoundComplete). */
   recordFirstRound(complete: boolean): void {
-    if (this.firstRoundCompleteValue === complete) return;
-    this.firstRoundCompleteValue = complete;
     this.firstRoundComplete.set(complete ? 1 : 0);
   }
 
@@ -107,30 +99,18 @@ export class SelfMetrics implements RequestObserver {
     return out;
   }
 
-  /**
-   * Node.js process metrics (process_*, nodejs_*), for /metrics only. Read at
-   * most once per PROCESS_METRICS_MAX_AGE_MS and shared by the scrapes in
-   * between (the same promise): reading CPU and memory usage and formatting
-   * them on each of 20 concurrent scrapes costs more than the snapshot itself.
-   */
+  /** Node.js process metrics (process_*, nodejs_*), for /metrics only. */
   processText(): Promise<string> {
-    const now = Date.now();
-    if (!this.processCache || now - this.processCache.at >= PROCESS_METRICS_MAX_AGE_MS || now < this.processCache.at) {
-      this.processCache = { at: now, text: this.processRegistry.metrics() };
-    }
-    return this.processCache.text;
+    return this.processRegistry.metrics();
   }
 
   /** Drops the API series of a target that a reload removed. */
   async removeTarget(target: string): Promise<void> {
     for (const metric of [this.apiRequests, this.apiDuration]) {
-      const seen = new Set<string>();
       for (const value of (await metric.get()).values) {
         if (value.labels.target !== target) continue;
+        // A histogram's buckets come as values of their own; removing their series again does nothing.
         const { le: _le, ...labels } = value.labels as Record<string, string>;
-        const key = JSON.stringify(labels);
-        if (seen.has(key)) continue;
-        seen.add(key);
         metric.remove(labels);
       }
     }

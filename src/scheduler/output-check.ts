@@ -15,17 +15,10 @@ function seriesKey(family: MetricFamily, labels: Labels): string {
   return key;
 }
 
-function labelCount(labels: Labels): number {
-  let count = 0;
-  for (const _key in labels) count++;
-  return count;
-}
-
-/** Whether the labels' own key order is already the catalog's (collectors usually build them so). */
-function inCatalogOrder(labels: Labels, family: MetricFamily): boolean {
-  let index = 0;
-  for (const key in labels) if (family.labels[index++] !== key) return false;
-  return true;
+/** The labels in catalog order: the same object when they already are (collectors usually build them so), else a copy. */
+function inCatalogOrder(labels: Labels, family: MetricFamily): Labels {
+  if (Object.keys(labels).every((key, index) => family.labels[index] === key)) return labels;
+  return Object.fromEntries(family.labels.map((label) => [label, labels[label] as string]));
 }
 
 type Checked = { samples: Sample[]; histograms: HistogramSample[] };
@@ -40,40 +33,28 @@ type Checked = { samples: Sample[]; histograms: HistogramSample[] };
  */
 export function validateOutput(target: string, samples: readonly Sample[], histograms: readonly HistogramSample[]): Checked {
   const seen = new Set<string>();
-  let lastFamily: MetricFamily | undefined;
-  /** the labels in catalog order: the same object when they already are */
   const check = (name: string, labels: Labels, expectHistogram: boolean): Labels => {
-    const family = lastFamily?.name === name ? lastFamily : (lastFamily = metricFamily(name));
+    const family = metricFamily(name);
     if ((family.type === 'histogram') !== expectHistogram) throw new Error(`${name} is a ${family.type}, returned as ${expectHistogram ? 'a histogram' : 'a sample'}`);
     const wrongLabels = () => new Error(`${name} needs labels [${family.labels.join(', ')}], got [${Object.keys(labels).join(', ')}]`);
-    if (labelCount(labels) !== family.labels.length) throw wrongLabels();
+    if (Object.keys(labels).length !== family.labels.length) throw wrongLabels();
     for (const label of family.labels) if (typeof labels[label] !== 'string') throw wrongLabels();
     if (labels.target !== undefined && labels.target !== target) throw new Error(`${name} has target="${labels.target}", expected "${target}"`);
-    let ordered: Labels = labels;
-    if (!inCatalogOrder(labels, family)) {
-      const copy: Record<string, string> = {};
-      for (const label of family.labels) copy[label] = labels[label] as string;
-      ordered = copy;
-    }
+    const ordered = inCatalogOrder(labels, family);
     const key = seriesKey(family, labels);
     if (seen.has(key)) throw new Error(`duplicate series ${name}${JSON.stringify(ordered)}`);
     seen.add(key);
     return ordered;
   };
-  const checkedSamples: Sample[] = new Array(samples.length);
-  for (let index = 0; index < samples.length; index++) {
-    const sample = samples[index] as Sample;
+  const checkedSamples = samples.map((sample) => {
     const labels = check(sample.name, sample.labels, false);
     if (!Number.isFinite(sample.value)) throw new Error(`${sample.name} has the non-finite value ${sample.value}`);
-    checkedSamples[index] = labels === sample.labels ? sample : { name: sample.name, labels, value: sample.value };
-  }
-  const checkedHistograms: HistogramSample[] = new Array(histograms.length);
-  for (let index = 0; index < histograms.length; index++) {
-    const sample = histograms[index] as HistogramSample;
+    return labels === sample.labels ? sample : { ...sample, labels };
+  });
+  const checkedHistograms = histograms.map((sample) => {
     const labels = check(sample.name, sample.labels, true);
     if (sample.bounds.length !== sample.bucketCounts.length) throw new Error(`${sample.name} has ${sample.bounds.length} bounds but ${sample.bucketCounts.length} bucket counts`);
-    checkedHistograms[index] =
-      labels === sample.labels ? sample : { name: sample.name, labels, bounds: sample.bounds, bucketCounts: sample.bucketCounts, count: sample.count, sum: sample.sum };
-  }
+    return labels === sample.labels ? sample : { ...sample, labels };
+  });
   return { samples: checkedSamples, histograms: checkedHistograms };
 }

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
-import { parseJson, type HttpCore, type HttpResponse } from '../http';
+import { parseJson, type HttpCore } from '../http';
 import { errorForStatus, serverReason, validate, validateItems } from '../response';
 import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
 import { and, isIn, type Filter } from './filter';
@@ -167,11 +167,6 @@ export class ManagementClient {
 
   // ---- generic access ---------------------------------------------------
 
-  /** Random paging of any listing, with its item schema. */
-  randomPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
-    return randomPages((request) => this.fetchJson(request), spec, signal, this.target.maxConcurrency);
-  }
-
   /**
    * Random paging of a listing that offers nothing else, kept under the
    * service's 10,000-result rule by reading a larger query in ranges of `key`.
@@ -208,9 +203,12 @@ export class ManagementClient {
     }
   }
 
-  /** An authenticated GET; the parsed JSON of a 2xx answer, an ApiError otherwise. */
+  /** A GET with the bearer token (see TokenSession.send for the 401); the parsed JSON of a 2xx answer, an ApiError otherwise. */
   async fetchJson(request: { endpoint: string; path: string; idempotent?: boolean; signal?: AbortSignal }): Promise<{ body: unknown; status: number }> {
-    const response = await this.authorized({ method: 'GET', ...request });
+    const response = await this.session.send(request.endpoint, request.signal, (token) =>
+      this.http.request({ method: 'GET', ...request, headers: { authorization: `Bearer ${token}` } }),
+    );
+    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, request.endpoint);
     return { body: parseJson(response, request.endpoint), status: response.status };
   }
 
@@ -247,15 +245,6 @@ export class ManagementClient {
     };
   }
 
-  /** Sends a request with the bearer token (see TokenSession.send for the 401); a status other than 2xx is an ApiError. */
-  private async authorized(request: { method: 'GET' | 'POST'; endpoint: string; path: string; idempotent?: boolean; signal?: AbortSignal }): Promise<HttpResponse> {
-    const response = await this.session.send(request.endpoint, request.signal, (token) =>
-      this.http.request({ ...request, headers: { authorization: `Bearer ${token}` } }),
-    );
-    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, request.endpoint);
-    return response;
-  }
-
   private async login(): Promise<IssuedToken> {
     const endpoint = ENDPOINTS.login;
     const response = await this.http.request({
@@ -265,7 +254,8 @@ export class ManagementClient {
       body: { username: this.target.username, password: this.target.password.reveal() },
     });
     if (response.status === 401 || response.status === 403) {
-      throw new ApiError('auth', endpoint, `login rejected for user ${this.target.username} (HTTP ${response.status}${reasonSuffix(response)})`, response.status);
+      const reason = serverReason(response.text);
+      throw new ApiError('auth', endpoint, `login rejected for user ${this.target.username} (HTTP ${response.status}${reason ? `: ${reason}` : ''})`, response.status);
     }
     if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
     let body: unknown;
@@ -294,9 +284,4 @@ function asRandomPage(body: unknown): unknown {
     return { ...rest, page: pageInfo };
   }
   return body;
-}
-
-function reasonSuffix(response: HttpResponse): string {
-  const reason = serverReason(response.text);
-  return reason ? `: ${reason}` : '';
 }
