@@ -8,7 +8,7 @@ import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/app';
 import { closeServer, listen, reloadTls } from './exporters/listener';
 import { readTlsPair } from './config/tls-pair';
-import { basicAuthGuard } from './exporters/auth';
+import { basicAuthGuard, sharedBcryptWorker } from './exporters/auth';
 import { EstateEventForwarder } from './otlp/forwarder';
 import { DEFAULT_SERVICE_NAME } from './tracing';
 
@@ -109,6 +109,9 @@ export class Exporter {
     if (this.startedWeb.basicAuthUsers && !this.startedWeb.tls) {
       this.logger.warn('web.basicAuthUsers without web.tls: scrapers send their passwords in clear text');
     }
+    // The verifying thread starts with the exporter, not with the first login: the first logins
+    // (a flood, as likely as a scraper) then find it ready and do not wait for its start.
+    if (this.startedWeb.basicAuthUsers) sharedBcryptWorker().start();
     this.server = await listen(app, this.startedWeb);
     this.logger.info({ address: this.address() }, 'listening');
     const { shard, shards } = this.runtime.shardAssignment();

@@ -161,7 +161,7 @@ const webSettings = z
     port: z.number().int().min(0).max(65_535).default(8497), // 0: any free port (tests)
     /** HTTPS for every endpoint, like Prometheus's web config (the files are re-read on reload) */
     tls: z.object({ certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
-    /** basic auth for /metrics, /probe and /: user name -> password (${ENV_VAR}) or {passwordFile} */
+    /** basic auth for every path but /healthz and /readyz: user name -> password (${ENV_VAR}) or {passwordFile} */
     basicAuthUsers: z
       .record(z.string(), basicAuthPassword)
       .superRefine((users, ctx) => {

@@ -1,6 +1,6 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Secret } from '../util/secret';
 import { BcryptWorker, VerifierBusyError, type BcryptVerifier } from './bcrypt-worker';
@@ -92,72 +92,100 @@ export function sharedBcryptWorker(): BcryptWorker {
   return sharedWorker;
 }
 
+/** What the guard does with a request: let it in, refuse it (401), or shed it (503, the verifier is full). */
+export type Verdict = 'accepted' | 'refused' | 'shed';
+
 /**
  * Whether the credentials match a configured user. A configured value is a
  * bcrypt hash or the password itself. Credentials verified before are
- * accepted from memory; every other check does the same work whoever asks:
- * the plain passwords compared in constant time, and one bcrypt comparison
+ * accepted from memory, at once. Otherwise, when the verifier's queue is
+ * full, the request is shed at once, whoever asks (it tells nothing about
+ * the credentials). Every other check does the same work whoever asks: the
+ * plain passwords compared in constant time, and one bcrypt comparison
  * (against the user's hash, or a decoy of the same cost) by the verifier,
  * off the event loop. An unknown user, a wrong plain password and a wrong
  * bcrypt password are refused after the same work, so no user name can be
  * found out from the time an answer takes.
+ *
+ * Synchronous except for the comparison: a flood of bad logins past the
+ * queue is answered without a promise or an error object per request.
  */
-export async function credentialsMatch(
+export function checkCredentials(
   users: NonNullable<BasicAuthUsers>,
   user: string,
   password: string,
   verifier: BcryptVerifier = sharedBcryptWorker(),
-): Promise<boolean> {
+): Verdict | Promise<Verdict> {
   const stored = Object.hasOwn(users, user) ? users[user]?.reveal() : undefined;
   const key = verifiedKey(user, password, stored ?? '');
-  if (stored !== undefined && verified.has(key)) return true;
+  if (stored !== undefined && verified.has(key)) return 'accepted';
+  if (verifier.full) return 'shed';
   const plainMatched = plainPasswordMatches(users, user, password);
   const storedIsHash = stored !== undefined && isBcryptHash(stored);
-  const bcryptMatched = await verifier.compare(password, storedIsHash ? stored : decoyHash(users));
-  const matched = stored !== undefined && (storedIsHash ? bcryptMatched : plainMatched);
-  if (matched) {
-    if (verified.size >= MAX_VERIFIED) verified.clear();
-    verified.add(key);
-  }
-  return matched;
+  return verifier.compare(password, storedIsHash ? stored : decoyHash(users)).then(
+    (bcryptMatched): Verdict => {
+      if (stored === undefined || !(storedIsHash ? bcryptMatched : plainMatched)) return 'refused';
+      if (verified.size >= MAX_VERIFIED) verified.clear();
+      verified.add(key);
+      return 'accepted';
+    },
+    (error: unknown): Verdict => {
+      if (error instanceof VerifierBusyError) return 'shed';
+      throw error;
+    },
+  );
 }
 
 /**
- * Express middleware guarding /metrics, /probe and / with HTTP basic auth
- * (RFC 7617). `users` is read on every request, so a reloaded configuration
- * takes effect at once. No users configured: everything passes.
+ * A guard (connect-style, on node's request and response) with HTTP basic
+ * auth (RFC 7617). `users` is read on every request, so a reloaded
+ * configuration takes effect at once. No users configured: everything passes.
  */
 export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, verifier: BcryptVerifier = sharedBcryptWorker()) {
   let shed = 0;
   let lastShedLog = 0;
-  return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
+  const decide = (req: IncomingMessage, res: ServerResponse, next: () => void, user: string | undefined, verdict: Verdict): void => {
+    if (verdict === 'accepted') return next();
+    if (verdict === 'shed') {
+      // A flood of bad logins gets answers at once rather than a queue of bcrypt comparisons that
+      // outlasts every scrape timeout.
+      shed += 1;
+      if (Date.now() - lastShedLog >= SHED_LOG_INTERVAL_MS) {
+        lastShedLog = Date.now();
+        logger.warn({ path: pathOf(req), pending: verifier.pending, shed }, 'too many password verifications pending; requests shed');
+        shed = 0;
+      }
+      return refuse(res, 503, { 'Retry-After': '1' }, 'Too many authentication attempts\n');
+    }
+    // The user name helps to find a misconfigured scraper; the password is never logged.
+    logger.debug({ path: pathOf(req), user, remote: req.socket.remoteAddress }, 'unauthorized request');
+    refuse(res, 401, { 'WWW-Authenticate': `Basic realm="${REALM}", charset="UTF-8"` }, 'Unauthorized\n');
+  };
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const configured = users();
     if (!configured) return next();
     // No or malformed credentials are checked like wrong ones: the same work, the same answer.
     const credentials = parseBasicAuth(req.headers.authorization);
-    let matched: boolean;
-    try {
-      matched = await credentialsMatch(configured, credentials?.user ?? '', credentials?.password ?? '', verifier);
-    } catch (error) {
-      if (!(error instanceof VerifierBusyError)) throw error;
-      // Shed whoever asks (it tells nothing about the credentials): a flood of bad logins gets answers
-      // at once rather than a queue of bcrypt comparisons that outlasts every scrape timeout.
-      shed += 1;
-      if (Date.now() - lastShedLog >= SHED_LOG_INTERVAL_MS) {
-        lastShedLog = Date.now();
-        logger.warn({ path: req.path, pending: error.pending, shed }, 'too many password verifications pending; requests shed');
-        shed = 0;
-      }
-      res.status(503).set('Retry-After', '1').type('text/plain').send('Too many authentication attempts\n');
-      return;
-    }
-    if (matched) return next();
-    // The user name helps to find a misconfigured scraper; the password is never logged.
-    logger.debug({ path: req.path, user: credentials?.user, remote: req.socket.remoteAddress }, 'unauthorized request');
-    res
-      .status(401)
-      .set('WWW-Authenticate', `Basic realm="${REALM}", charset="UTF-8"`)
-      .type('text/plain')
-      .send('Unauthorized\n');
+    const verdict = checkCredentials(configured, credentials?.user ?? '', credentials?.password ?? '', verifier);
+    if (typeof verdict === 'string') return decide(req, res, next, credentials?.user, verdict);
+    verdict.then(
+      (settled) => decide(req, res, next, credentials?.user, settled),
+      (error: unknown) => {
+        logger.error({ err: error }, 'password verification failed');
+        refuse(res, 500, {}, 'Password verification failed\n');
+      },
+    );
   };
+}
+
+const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?', 1)[0] as string;
+
+/**
+ * Refusals are written straight to the socket, without express's send (its
+ * content negotiation and ETag): a flood of bad logins is answered with as
+ * little work on the event loop as possible.
+ */
+function refuse(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
+  res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }

@@ -2,6 +2,10 @@ import { Worker } from 'node:worker_threads';
 
 /** Compares a password with a bcrypt hash. */
 export interface BcryptVerifier {
+  /** no further comparison would be taken now (compare would reject with VerifierBusyError) */
+  readonly full: boolean;
+  /** comparisons waiting or running */
+  readonly pending: number;
   compare(password: string, hash: string): Promise<boolean>;
 }
 
@@ -21,6 +25,13 @@ export class VerifierBusyError extends Error {
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
+try {
+  // Linux schedules threads on their own: the lowest priority for this one
+  // alone (its tid from /proc), so that on a busy machine the event loop runs
+  // first. Elsewhere, or where /proc is missing, it keeps the normal priority.
+  const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
+  require('node:os').setPriority(tid, require('node:os').constants.priority.PRIORITY_LOW);
+} catch {}
 const bcrypt = require(workerData.bcryptjs);
 parentPort.on('message', ({ id, password, hash }) => {
   let matched = false;
@@ -38,9 +49,11 @@ const DEFAULT_MAX_PENDING = 32;
 
 /**
  * bcrypt comparisons on one worker thread, one at a time (a second thread
- * would take the core the collections and the scrapes need). Started at the
- * first comparison, unreferenced so it never keeps the process alive, and
- * started again if it dies.
+ * would take the core the collections and the scrapes need), at the lowest
+ * scheduling priority: a flood of bad logins keeps that thread busy for
+ * seconds, and the event loop answering /healthz and scrapes must not wait
+ * for it. Started at the first comparison, unreferenced so it never keeps
+ * the process alive, and started again if it dies.
  */
 export class BcryptWorker implements BcryptVerifier {
   private worker: Worker | undefined;
@@ -53,8 +66,12 @@ export class BcryptWorker implements BcryptVerifier {
     return this.waiting.size;
   }
 
+  get full(): boolean {
+    return this.waiting.size >= this.maxPending;
+  }
+
   compare(password: string, hash: string): Promise<boolean> {
-    if (this.waiting.size >= this.maxPending) return Promise.reject(new VerifierBusyError(this.waiting.size));
+    if (this.full) return Promise.reject(new VerifierBusyError(this.waiting.size));
     const worker = this.started();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -67,6 +84,11 @@ export class BcryptWorker implements BcryptVerifier {
     const worker = this.worker;
     this.worker = undefined;
     await worker?.terminate();
+  }
+
+  /** Starts the thread now rather than at the first comparison, whose requests would wait for it. */
+  start(): void {
+    this.started();
   }
 
   private started(): Worker {

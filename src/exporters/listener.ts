@@ -1,13 +1,12 @@
-import { createServer as createHttpServer, type Server } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { Express } from 'express';
 import type { ExporterConfig } from '../config/load';
 import { readTlsPair } from '../config/tls-pair';
 
 type WebSettings = ExporterConfig['web'];
 
 /** Listens on the configured address and port, over TLS when web.tls is set. */
-export async function listen(app: Express, web: WebSettings): Promise<Server> {
+export async function listen(app: RequestListener, web: WebSettings): Promise<Server> {
   const server: Server = web.tls ? createHttpsServer(readTlsPair(web.tls), app) : createHttpServer(app);
   // Slow or idle clients must not pin sockets forever.
   server.requestTimeout = 60_000;

@@ -1,9 +1,9 @@
 /**
- * Securing the endpoints: basic auth on /metrics, /probe and / (health
+ * Securing the endpoints: basic auth on every path (health
  * endpoints open), HTTPS with a generated certificate, both following reloads.
  */
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,7 +13,7 @@ import { Exporter } from '../../src/exporter';
 import bcrypt from 'bcryptjs';
 import express from 'express';
 import type { AddressInfo } from 'node:net';
-import { basicAuthGuard, credentialsMatch, parseBasicAuth } from '../../src/exporters/auth';
+import { basicAuthGuard, checkCredentials, parseBasicAuth } from '../../src/exporters/auth';
 import { BcryptWorker, VerifierBusyError, type BcryptVerifier } from '../../src/exporters/bcrypt-worker';
 import { generateSelfSignedCert } from '../../simulator/core/tls';
 import { Secret } from '../../src/util/secret';
@@ -73,7 +73,12 @@ describe('basic auth', () => {
         expect((await fetch(`${base}${path}`, { headers: basic('prometheus', 's3cret:with colon') })).status).toBe(200);
         expect((await fetch(`${base}${path}`, { headers: basic('agent', 'from a file') })).status).toBe(200);
       }
-      expect((await fetch(`${base}/healthz`)).status).toBe(200);
+      // Every other path asks for credentials too: what exists is not told to strangers.
+      expect((await fetch(`${base}/nope`)).status).toBe(401);
+      expect((await fetch(`${base}/nope`, { headers: basic('prometheus', 's3cret:with colon') })).status).toBe(404);
+      const health = await fetch(`${base}/healthz`);
+      expect([health.status, health.headers.get('content-type'), await health.text()]).toEqual([200, 'text/plain; charset=utf-8', 'ok\n']);
+      expect((await fetch(`${base}/healthz?verbose`, { method: 'HEAD' })).status).toBe(200);
       await exporter.runtime.runOnce();
       expect((await fetch(`${base}/readyz`)).status).toBe(200);
       const metrics = await (await fetch(`${base}/metrics`, { headers: basic('prometheus', 's3cret:with colon') })).text();
@@ -99,23 +104,23 @@ describe('basic auth', () => {
     expect(parseBasicAuth('Basic')).toBeUndefined();
     expect(parseBasicAuth(undefined)).toBeUndefined();
     const users = { a: new Secret('pa'), b: new Secret('pb') };
-    expect(await credentialsMatch(users, 'a', 'pa')).toBe(true);
-    expect(await credentialsMatch(users, 'b', 'pb')).toBe(true);
-    expect(await credentialsMatch(users, 'a', 'pb')).toBe(false);
-    expect(await credentialsMatch(users, 'a', 'p')).toBe(false);
-    expect(await credentialsMatch(users, 'ap', 'a')).toBe(false); // "a" + "pa" must not match "ap" + "a"
+    expect(await checkCredentials(users, 'a', 'pa')).toBe('accepted');
+    expect(await checkCredentials(users, 'b', 'pb')).toBe('accepted');
+    expect(await checkCredentials(users, 'a', 'pb')).toBe('refused');
+    expect(await checkCredentials(users, 'a', 'p')).toBe('refused');
+    expect(await checkCredentials(users, 'ap', 'a')).toBe('refused'); // "a" + "pa" must not match "ap" + "a"
   });
 
   it('accepts bcrypt hashes as Prometheus web config does, and a hash is never a password', async () => {
     const hash = bcrypt.hashSync('scrape-me', 4);
     const users = { prometheus: new Secret(hash), plain: new Secret('pp') };
-    expect(await credentialsMatch(users, 'prometheus', 'scrape-me')).toBe(true);
-    expect(await credentialsMatch(users, 'prometheus', 'scrape-me')).toBe(true); // remembered
-    expect(await credentialsMatch(users, 'prometheus', 'wrong')).toBe(false);
-    expect(await credentialsMatch(users, 'prometheus', hash)).toBe(false);
-    expect(await credentialsMatch(users, 'nobody', 'scrape-me')).toBe(false);
-    expect(await credentialsMatch(users, 'plain', 'pp')).toBe(true);
-    expect(await credentialsMatch(users, 'plain', hash)).toBe(false);
+    expect(await checkCredentials(users, 'prometheus', 'scrape-me')).toBe('accepted');
+    expect(await checkCredentials(users, 'prometheus', 'scrape-me')).toBe('accepted'); // remembered
+    expect(await checkCredentials(users, 'prometheus', 'wrong')).toBe('refused');
+    expect(await checkCredentials(users, 'prometheus', hash)).toBe('refused');
+    expect(await checkCredentials(users, 'nobody', 'scrape-me')).toBe('refused');
+    expect(await checkCredentials(users, 'plain', 'pp')).toBe('accepted');
+    expect(await checkCredentials(users, 'plain', hash)).toBe('refused');
   });
 
   it('refuses truncated bcrypt hashes, unreadable password files and user names with a colon, naming the field', () => {
@@ -148,6 +153,8 @@ describe('basic auth under a flood of bad logins', () => {
     const costs: number[] = [];
     return {
       costs,
+      full: false,
+      pending: 0,
       compare: async (password, hash) => {
         costs.push(Number(hash.slice(4, 6)));
         return bcrypt.compareSync(password, hash);
@@ -200,25 +207,52 @@ describe('basic auth under a flood of bad logins', () => {
     ];
     for (const [user, password] of refusals) {
       const verifier = recordingVerifier();
-      expect(await credentialsMatch(users, user, password, verifier)).toBe(false);
+      expect(await checkCredentials(users, user, password, verifier)).toBe('refused');
       // one bcrypt comparison each, at the cost of the configured hash
       expect({ user, costs: verifier.costs }).toEqual({ user, costs: [5] });
     }
     // Without any bcrypt user, refusals still pay one comparison at the default cost.
     const plainOnly = recordingVerifier();
-    expect(await credentialsMatch({ plain: new Secret('right') }, 'nobody', 'x', plainOnly)).toBe(false);
-    expect(await credentialsMatch({ plain: new Secret('right') }, 'plain', 'x', plainOnly)).toBe(false);
+    expect(await checkCredentials({ plain: new Secret('right') }, 'nobody', 'x', plainOnly)).toBe('refused');
+    expect(await checkCredentials({ plain: new Secret('right') }, 'plain', 'x', plainOnly)).toBe('refused');
     expect(plainOnly.costs).toEqual([10, 10]);
     // Verified credentials are remembered: the next check of the same ones costs no comparison.
     const accepted = recordingVerifier();
-    expect(await credentialsMatch(users, 'plain', 'right', accepted)).toBe(true);
-    expect(await credentialsMatch(users, 'plain', 'right', accepted)).toBe(true);
-    expect(await credentialsMatch(users, 'hashed', 'right', accepted)).toBe(true);
-    expect(await credentialsMatch(users, 'hashed', 'right', accepted)).toBe(true);
+    expect(await checkCredentials(users, 'plain', 'right', accepted)).toBe('accepted');
+    expect(await checkCredentials(users, 'plain', 'right', accepted)).toBe('accepted');
+    expect(await checkCredentials(users, 'hashed', 'right', accepted)).toBe('accepted');
+    expect(await checkCredentials(users, 'hashed', 'right', accepted)).toBe('accepted');
     expect(accepted.costs).toEqual([5, 5]);
   });
 
-  it('compares on a worker thread and sheds past its queue, answering 503 at once', async () => {
+  it('while the verifier is full, sheds new credentials at once and lets remembered ones in', () => {
+    const users = { plain: new Secret('right'), hashed: new Secret(bcrypt.hashSync('also right', 4)) };
+    const full: BcryptVerifier & { costs: number[] } = { ...recordingVerifier(), full: true, pending: 32 };
+    // remembered by an earlier scrape (through a verifier with room)
+    const room = recordingVerifier();
+    return Promise.all([checkCredentials(users, 'plain', 'right', room), checkCredentials(users, 'hashed', 'also right', room)]).then((verdicts) => {
+      expect(verdicts).toEqual(['accepted', 'accepted']);
+      // answered synchronously, without a comparison: a flood past the queue costs no promise per request
+      expect(checkCredentials(users, 'plain', 'right', full)).toBe('accepted');
+      expect(checkCredentials(users, 'hashed', 'also right', full)).toBe('accepted');
+      for (const [user, password] of [['plain', 'wrong'], ['hashed', 'wrong'], ['nobody', 'right'], ['', '']]) {
+        expect(checkCredentials(users, user as string, password as string, full)).toBe('shed');
+      }
+      expect(full.costs).toEqual([]);
+    });
+  });
+
+  /** Threads of this process at the lowest scheduling priority (nice 19), from /proc (Linux). */
+  function lowestPriorityThreads(): number {
+    return readdirSync('/proc/self/task').filter((tid) => {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // fields after "(comm) ": state is field 3, nice field 19
+      return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16] === '19';
+    }).length;
+  }
+
+  it('compares on a worker thread at the lowest priority and sheds past its queue, answering 503 at once', async () => {
+    const before = lowestPriorityThreads();
     const worker = new BcryptWorker(2);
     try {
       const hash = bcrypt.hashSync('right', 4);
@@ -227,11 +261,14 @@ describe('basic auth under a flood of bad logins', () => {
       await expect(worker.compare('right', hash)).rejects.toBeInstanceOf(VerifierBusyError);
       expect(await Promise.all([first, second])).toEqual([true, false]);
       expect(worker.pending).toBe(0);
+      // the comparing thread yields the CPU to the event loop (Linux schedules threads on their own)
+      expect(lowestPriorityThreads()).toBe(before + 1);
     } finally {
       await worker.close();
     }
+    expect(lowestPriorityThreads()).toBe(before);
 
-    const busy: BcryptVerifier = { compare: () => Promise.reject(new VerifierBusyError(32)) };
+    const busy: BcryptVerifier = { full: true, pending: 32, compare: () => Promise.reject(new VerifierBusyError(32)) };
     const app = express();
     app.get('/metrics', basicAuthGuard(() => ({ u: new Secret('p') }), silentLogger, busy), (_req, res) => {
       res.send('metrics');
@@ -242,6 +279,8 @@ describe('basic auth under a flood of bad logins', () => {
       const response = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics`, { headers: basic('u', 'x') });
       expect(response.status).toBe(503);
       expect(response.headers.get('retry-after')).toBe('1');
+      expect(response.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+      expect(await response.text()).toBe('Too many authentication attempts\n');
     } finally {
       await new Promise((resolve) => server.close(resolve));
     }
