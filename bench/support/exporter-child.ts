@@ -19,6 +19,7 @@ import { ExporterRuntime } from '../../src/runtime';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/app';
+import { prepareAhead } from '../../src/exporters/prepared';
 import { closeServer, listen } from '../../src/exporters/listener';
 import { forwarderFor } from '../../src/exporter';
 import { installRequestCapture, replay, type BaselineReport } from './bare-fetch';
@@ -103,6 +104,7 @@ async function main(): Promise<void> {
   const events = forwarderFor(config, logger, self, now);
   const runtime = new ExporterRuntime(config, { logger, observer, now, ...(events ? { onEvents: events.accept.bind(events) } : {}) });
   const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
+  prepareAhead(runtime.store);
   const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.firstRoundComplete(), logger });
   const server = await listen(app, config.web);
   const info = server.address() as { port: number };

@@ -103,13 +103,13 @@ export function renderRecordChunks(records: readonly CollectorRecord[], options:
   const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
   for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-  const freshData = fresh.map((record) => preparedOf(record)[encoding]);
+  const freshData = fresh.map((record) => preparedOf(record));
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);
     const parts: Buffer[] = statusText ? [encodeChunk(statusText, encoding)] : [];
     for (const data of freshData) {
-      const body = data.get(family.name);
+      const body = data.chunk(family.name, encoding);
       if (body && body.length > 0) parts.push(body);
     }
     if (parts.length > 0) out.push(encodedHeader(family, encoding), ...parts);

@@ -8,8 +8,9 @@
  */
 import { gzipSync } from 'node:zlib';
 import type { HistogramSample, Sample } from '../collectors/types';
-import type { CollectorRecord } from '../snapshot/store';
+import type { CollectorRecord, SnapshotStore } from '../snapshot/store';
 import { formatHistogram, formatSample } from './format';
+import type { BodyEncoding } from './exposition';
 
 /**
  * Level 1: the point is to send 2 MB instead of 20 MB per scrape, at the
@@ -19,42 +20,96 @@ import { formatHistogram, formatSample } from './format';
  */
 export const GZIP_OPTIONS = { level: 1 } as const;
 
-/** A result's series per family name: UTF-8 text, and the same compressed on first use. */
+interface FamilySeries {
+  readonly samples: Sample[];
+  readonly histograms: HistogramSample[];
+}
+
+/** A result's series per family name: UTF-8 text and the same as a gzip member, each made once, when first needed. */
 export class PreparedResult {
-  private compressed: ReadonlyMap<string, Buffer> | undefined;
+  private readonly text = new Map<string, Buffer>();
+  private readonly compressed = new Map<string, Buffer>();
 
-  constructor(readonly identity: ReadonlyMap<string, Buffer>) {}
+  constructor(private readonly series: ReadonlyMap<string, FamilySeries>) {}
 
-  /** each family's buffer as a gzip member; compressed once, when a scraper first accepts gzip */
-  get gzip(): ReadonlyMap<string, Buffer> {
-    this.compressed ??= new Map([...this.identity].map(([family, body]) => [family, gzipSync(body, GZIP_OPTIONS)]));
-    return this.compressed;
+  /** the families this result has series of */
+  families(): string[] {
+    return [...this.series.keys()];
+  }
+
+  /** one family's series as UTF-8 text or as a gzip member; undefined when the result has none */
+  chunk(family: string, encoding: BodyEncoding): Buffer | undefined {
+    if (encoding === 'identity') return this.textOf(family);
+    let member = this.compressed.get(family);
+    if (member === undefined) {
+      const text = this.textOf(family);
+      if (text === undefined) return undefined;
+      member = gzipSync(text, GZIP_OPTIONS);
+      this.compressed.set(family, member);
+    }
+    return member;
+  }
+
+  private textOf(family: string): Buffer | undefined {
+    let text = this.text.get(family);
+    if (text === undefined) {
+      const series = this.series.get(family);
+      if (series === undefined) return undefined;
+      const parts = series.samples.map((sample) => formatSample(sample.name, sample.labels, sample.value));
+      for (const histogram of series.histograms) parts.push(formatHistogram(histogram));
+      text = Buffer.from(parts.join(''), 'utf8');
+      this.text.set(family, text);
+    }
+    return text;
   }
 }
 
 const prepared = new WeakMap<readonly Sample[], { histograms: readonly HistogramSample[]; result: PreparedResult }>();
 
-/** The prepared form of a record's result, formatted now if this result was never served. */
+/** The prepared form of a record's result (its series grouped by family the first time it is asked for). */
 export function preparedOf(record: CollectorRecord): PreparedResult {
   const entry = prepared.get(record.samples);
   if (entry && entry.histograms === record.histograms) return entry.result;
-  const result = new PreparedResult(formatAll(record.samples, record.histograms));
+  const result = new PreparedResult(byFamily(record.samples, record.histograms));
   prepared.set(record.samples, { histograms: record.histograms, result });
   return result;
 }
 
-/** Series text per family name, UTF-8. */
-function formatAll(samples: readonly Sample[], histograms: readonly HistogramSample[]): Map<string, Buffer> {
-  const text = new Map<string, string[]>();
-  for (const sample of samples) appendTo(text, sample.name, formatSample(sample.name, sample.labels, sample.value));
-  for (const sample of histograms) appendTo(text, sample.name, formatHistogram(sample));
-  const plain = new Map<string, Buffer>();
-  for (const [family, parts] of text) plain.set(family, Buffer.from(parts.join(''), 'utf8'));
-  return plain;
+/**
+ * Prepares each new result (text and gzip) after it is stored, one family
+ * per turn of the event loop, instead of in the first scrape that serves it.
+ * Rounds replace results all the time, so without it every scrape after a
+ * run would format and compress that run's series while Prometheus waits,
+ * and a result prepared in one step would hold a scrape that arrives
+ * meanwhile: on the 10,000-asset estate the HA pair's /metrics p99 during
+ * rounds is 500-650 ms when scrapes prepare, 336 ms when each result is
+ * prepared in one step. A result replaced before it is done is left.
+ */
+export function prepareAhead(store: SnapshotStore): void {
+  store.onResult((record) => {
+    const result = preparedOf(record);
+    const families = result.families();
+    const next = (): void => {
+      const family = families.shift();
+      if (family === undefined || store.get(record.target, record.collector)?.samples !== record.samples) return;
+      result.chunk(family, 'gzip');
+      setImmediate(next);
+    };
+    setImmediate(next);
+  });
 }
 
-function appendTo(byFamily: Map<string, string[]>, family: string, part: string): void {
-  const parts = byFamily.get(family);
-  if (parts) parts.push(part);
-  else byFamily.set(family, [part]);
+function byFamily(samples: readonly Sample[], histograms: readonly HistogramSample[]): Map<string, FamilySeries> {
+  const families = new Map<string, FamilySeries>();
+  const of = (family: string): FamilySeries => {
+    let series = families.get(family);
+    if (!series) {
+      series = { samples: [], histograms: [] };
+      families.set(family, series);
+    }
+    return series;
+  };
+  for (const sample of samples) of(sample.name).samples.push(sample);
+  for (const histogram of histograms) of(histogram.name).histograms.push(histogram);
+  return families;
 }

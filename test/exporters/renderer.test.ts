@@ -4,6 +4,7 @@
  * bytes with and without gzip, nothing of a record that turned stale; each
  * result formatted once however often it is served.
  */
+import zlib from 'node:zlib';
 import { gunzipSync } from 'node:zlib';
 import type { Server } from 'node:http';
 import { Agent, request } from 'undici';
@@ -12,6 +13,7 @@ import { parseConfig } from '../../src/config/load';
 import { closeServer, listen } from '../../src/exporters/listener';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
+import { prepareAhead } from '../../src/exporters/prepared';
 import { createHttpApp } from '../../src/exporters/app';
 import { SnapshotStore } from '../../src/snapshot/store';
 import { silentLogger } from '../support/collect';
@@ -61,6 +63,29 @@ describe('MetricsRenderer', () => {
     expect(versionsIn(await renderedText(renderer, 'gzip'))).toEqual({ values: new Set(['2']), count: SERIES });
     store.runStarted('t', 'assets');
     expect(versionsIn(await renderedText(renderer, 'identity'))).toEqual({ values: new Set(['2']), count: SERIES });
+  });
+
+  it('prepares a stored result before the next scrape, which then compresses only its own part', async () => {
+    /** gzip members a scrape compresses, of a store that got a new result one event-loop turn ago */
+    async function compressedByScrape(ahead: boolean, version: number): Promise<number> {
+      const own = new SnapshotStore();
+      own.register('t', 'management', 'assets', 120);
+      if (ahead) prepareAhead(own);
+      const scraper = new MetricsRenderer(() => own, new SelfMetrics({ processMetrics: false }), () => STALE_AFTER_MS);
+      await scraper.renderChunks('gzip'); // family headers and the status part, encoded once
+      publish(own, result(50, version));
+      await new Promise((resolve) => setImmediate(resolve));
+      const gzip = jest.spyOn(zlib, 'gzipSync');
+      try {
+        const text = gunzipSync(Buffer.concat(await scraper.renderChunks('gzip'))).toString('utf8');
+        expect(versionsIn(text)).toEqual({ values: new Set([String(version)]), count: 50 });
+        return gzip.mock.calls.length;
+      } finally {
+        gzip.mockRestore();
+      }
+    }
+    // the result's family is one gzip member: compressed ahead, not by the scrape
+    expect(await compressedByScrape(true, 7)).toBe((await compressedByScrape(false, 8)) - 1);
   });
 
   it('gives the same bytes with gzip as without, and as render()', async () => {
