@@ -20,16 +20,14 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
-# Heap cap: with V8's default sizing the old generation grows far past the live
-# set (about 150 MB on a 10,000-asset estate) while a cold round parses 365 MB of
-# JSON; the cap keeps peak RSS under 400 MB there (docs/performance.md). Raise it
-# for larger estates (about 128 MB + 12 MB per 1,000 assets, with margin); a cap
-# below the live set ends the process with "heap out of memory".
-# Young generation: with the cap V8 picks small semi-spaces, and the short-lived
-# JSON of a cold round is then scavenged (and promoted) so often that it costs
-# about 2-3 s more CPU per round on that estate and a slower /metrics under load;
-# 16 MB semi-spaces avoid that and keep the peak RSS under 400 MB.
-ENV NODE_OPTIONS="--max-old-space-size=320 --max-semi-space-size=16"
+# Heap cap sized for the largest estate of docs/sizing.md, 50,000 assets: peak
+# RSS 1,184 MB through its rounds with this cap, inside the 2 GiB limit of the
+# Kubernetes manifests. A cap below the live set ends the process with "heap out
+# of memory" (320 MB does at 25,000 assets). For a smaller estate, lower the cap
+# and the container's memory limit together (docs/sizing.md lists both per size).
+# Young generation: 16 MB semi-spaces, so that the short-lived JSON of a cold
+# round is not scavenged and promoted over and over (docs/performance.md).
+ENV NODE_OPTIONS="--max-old-space-size=1536 --max-semi-space-size=16"
 WORKDIR /app
 COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

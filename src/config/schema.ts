@@ -49,9 +49,9 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 ** 2;
 export const DEFAULT_MAX_LISTING_ITEMS = 2_000_000;
 /**
  * Bytes of response bodies buffered at once across all targets: a few large
- * pages of every target at once, and with the shipped 320 MB heap cap it
- * keeps the process inside a 512 MiB memory limit when every upstream streams
- * a body that never ends.
+ * pages of every target at once, and with a 320 MB heap cap (docs/sizing.md's
+ * setting for 10,000 assets) it keeps the process inside a 512 MiB memory
+ * limit when every upstream streams a body that never ends.
  */
 export const DEFAULT_MAX_BUFFERED_RESPONSE_BYTES = 96 * 1024 ** 2;
 
