@@ -23,7 +23,7 @@ export interface HttpAppDeps {
  * /readyz and a landing page. The health endpoints and the guard come before
  * express: a flood of requests (bad logins above all) costs the event loop as
  * little as possible per request, and probes are answered without express's
- * routing (issue 19's budget: /healthz under 50 ms with 200 bad logins at once).
+ * routing: a kubelet's probe must stay fast while 200 bad logins arrive at once.
  */
 export function createHttpApp(deps: HttpAppDeps): RequestListener {
   const app = express();
