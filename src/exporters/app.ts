@@ -3,6 +3,7 @@ import express from 'express';
 import type { Logger } from 'pino';
 import { CONTENT_TYPE } from './exposition';
 import { landingPage } from './landing';
+import { pathOf, writeText } from './plain-http';
 import type { MetricsRenderer } from './renderer';
 import type { SnapshotStore } from '../snapshot/store';
 
@@ -75,16 +76,11 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
 
   const protect = deps.protect;
   return (req, res) => {
-    const path = (req.url ?? '/').split('?', 1)[0];
+    const path = pathOf(req);
     const read = req.method === 'GET' || req.method === 'HEAD';
-    if (read && path === '/healthz') return answer(res, 200, 'ok\n');
-    if (read && path === '/readyz') return deps.isReady() ? answer(res, 200, 'ready\n') : answer(res, 503, 'not listening yet\n');
+    if (read && path === '/healthz') return writeText(res, 200, 'ok\n');
+    if (read && path === '/readyz') return deps.isReady() ? writeText(res, 200, 'ready\n') : writeText(res, 503, 'not listening yet\n');
     if (!protect) return void app(req, res);
     protect(req, res, () => void app(req, res));
   };
-}
-
-function answer(res: ServerResponse, status: number, body: string): void {
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
 }

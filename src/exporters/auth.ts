@@ -4,6 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Secret } from '../util/secret';
 import { BcryptWorker, VerifierBusyError, type BcryptVerifier } from './bcrypt-worker';
+import { pathOf, writeText } from './plain-http';
 
 /** user name -> password, as web.basicAuthUsers gives them (undefined: no authentication) */
 export type BasicAuthUsers = Readonly<Record<string, Secret>> | undefined;
@@ -155,11 +156,11 @@ export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, veri
         logger.warn({ path: pathOf(req), pending: verifier.pending, shed }, 'too many password verifications pending; requests shed');
         shed = 0;
       }
-      return refuse(res, 503, { 'Retry-After': '1' }, 'Too many authentication attempts\n');
+      return writeText(res, 503, 'Too many authentication attempts\n', { 'Retry-After': '1' });
     }
     // The user name helps to find a misconfigured scraper; the password is never logged.
     logger.debug({ path: pathOf(req), user, remote: req.socket.remoteAddress }, 'unauthorized request');
-    refuse(res, 401, { 'WWW-Authenticate': `Basic realm="${REALM}", charset="UTF-8"` }, 'Unauthorized\n');
+    writeText(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': `Basic realm="${REALM}", charset="UTF-8"` });
   };
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const configured = users();
@@ -172,20 +173,8 @@ export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, veri
       (settled) => decide(req, res, next, credentials?.user, settled),
       (error: unknown) => {
         logger.error({ err: error }, 'password verification failed');
-        refuse(res, 500, {}, 'Password verification failed\n');
+        writeText(res, 500, 'Password verification failed\n');
       },
     );
   };
-}
-
-const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?', 1)[0] as string;
-
-/**
- * Refusals are written straight to the socket, without express's send (its
- * content negotiation and ETag): a flood of bad logins is answered with as
- * little work on the event loop as possible.
- */
-function refuse(res: ServerResponse, status: number, headers: Record<string, string>, body: string): void {
-  res.writeHead(status, { ...headers, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-  res.end(body);
 }
