@@ -50,7 +50,7 @@ import type { EstateSize } from '../simulator/types';
 import { startChild, type Child } from './support/ipc';
 import type { ListingSizes, SimChildOptions, SimHello, StatsReport } from './support/sim-child';
 import type { BaselineReport } from './support/bare-fetch';
-import type { ExporterChildOptions, ExporterHello, MemoryReport, RoundReport } from './support/exporter-child';
+import type { ExporterChildOptions, ExporterHello, LoopDelayReport, MemoryReport, RoundReport } from './support/exporter-child';
 import { describeRatios, estateName, ESTATES } from './support/estates';
 import { exporterNodeOptions } from './support/node-options';
 import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFigures } from './support/scrape';
@@ -299,9 +299,12 @@ async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<
     const url = `${b.hello.address}/metrics`;
     let ha: EstateFigures['ha'];
     if (options.haSeconds > 0) {
+      await b.call('loopDelayStart');
       const phase = await duringRounds(sim, b, () => intervalScrapes(url, HA_SCRAPERS, options.haIntervalSeconds * 1000, options.haSeconds * 1000));
-      ha = { ...phase.result, intervalSeconds: options.haIntervalSeconds, rounds: phase.rounds };
+      const loopDelay = await b.call<LoopDelayReport>('loopDelayStop');
+      ha = { ...phase.result, intervalSeconds: options.haIntervalSeconds, rounds: phase.rounds, loopDelay };
       console.log(`HA pair, every ${options.haIntervalSeconds} s (offsets ${phase.result.offsetsMs.join(', ')} ms), during ${phase.rounds} rounds: ${scrapeLine(phase.result)}`);
+      console.log(`  event loop delay meanwhile: p99 ${loopDelay.p99Ms.toFixed(1)} ms, max ${loopDelay.maxMs.toFixed(1)} ms`);
     }
     const peakRssBytes = (await b.call<MemoryReport>('memory')).maxRss;
 

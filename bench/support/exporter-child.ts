@@ -5,12 +5,14 @@
  * schedule: the parent decides when a collection round runs.
  *
  * Commands (IPC): round, advance (the clock), captureStart, baseline,
- * memory, gc (needs the child started with --expose-gc), flushEvents, stop.
+ * memory, gc (needs the child started with --expose-gc), loopDelayStart,
+ * loopDelayStop, flushEvents, stop.
  * With otlp.activities or otlp.auditLogs on, the estate's events are
  * forwarded by an EstateEventForwarder wired as the daemon wires it. The baseline
  * fetches the pages of the captured round again with a bare undici client
  * (bench/support/bare-fetch.ts), for the overhead ratio.
  */
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import type { RequestObserver } from '../../src/clients/http';
@@ -55,6 +57,16 @@ export interface FlushReport {
   seconds: number;
   cpuSeconds: number;
   dropped: number;
+}
+
+/**
+ * How late the event loop was, sampled every 10 ms between loopDelayStart and
+ * loopDelayStop: every stall is seen, where a scrape every 15 s only samples
+ * a few, so it shows what holds the loop (a scrape waits for the longest).
+ */
+export interface LoopDelayReport {
+  p99Ms: number;
+  maxMs: number;
 }
 
 export interface MemoryReport {
@@ -111,6 +123,7 @@ async function main(): Promise<void> {
 
   const store = runtime.store;
   const capture = installRequestCapture(config);
+  let loopDelay: IntervalHistogram | undefined;
 
   serve(
     {
@@ -157,6 +170,17 @@ async function main(): Promise<void> {
         gc();
         const usage = process.memoryUsage();
         return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
+      },
+      loopDelayStart: () => {
+        loopDelay = monitorEventLoopDelay({ resolution: 10 });
+        loopDelay.enable();
+      },
+      loopDelayStop: (): LoopDelayReport => {
+        if (!loopDelay) throw new Error('loopDelayStart first');
+        loopDelay.disable();
+        const report = { p99Ms: loopDelay.percentile(99) / 1e6, maxMs: loopDelay.max / 1e6 };
+        loopDelay = undefined;
+        return report;
       },
       flushEvents: async (): Promise<FlushReport> => {
         const { seconds, cpuSeconds } = await timed(async () => events?.flush());

@@ -10,6 +10,7 @@
  */
 import type { EstateSize } from '../../simulator/types';
 import type { HostileKind } from './hostile';
+import type { LoopDelayReport } from './exporter-child';
 import type { OtlpCostFigures, RoundCost } from './otlp-cost';
 import type { Exposition, ScrapeFigures } from './scrape';
 
@@ -36,7 +37,7 @@ export interface EstateFigures {
   heapAfterGcBytes: number;
   /** rounds exporter B completed: --rounds, then those during the scrape phases */
   roundsRun: number;
-  ha?: ScrapeFigures & { intervalSeconds: number; rounds: number };
+  ha?: ScrapeFigures & { intervalSeconds: number; rounds: number; loopDelay: LoopDelayReport };
   /** peak RSS of exporter B through its rounds and the HA scrapes */
   peakRssBytes: number;
   stress?: ScrapeFigures & { rounds: number; peakRssBytes: number };
@@ -143,6 +144,7 @@ function table(all: EstateFigures[]): string[] {
     ['/metrics MB plain, all / protected / none', (f) => perSetting(f, (e) => (e.plainBytes / MIB).toFixed(2))],
     ['/metrics MB gzip, all / protected / none', (f) => perSetting(f, (e) => (e.gzipBytes / MIB).toFixed(2))],
     ['HA pair scrapes: p50 / p99 ms (scrapes, rounds)', (f) => (f.ha ? `${ms(f.ha.p50Ms)} / ${ms(f.ha.p99Ms)} (${f.ha.scrapes}, ${f.ha.rounds})` : '-')],
+    ['event loop delay during HA scrapes: p99 / max ms', (f) => (f.ha ? `${ms(f.ha.loopDelay.p99Ms)} / ${ms(f.ha.loopDelay.maxMs)}` : '-')],
     ['stress, 20 back to back: p50 / p99 ms', (f) => (f.stress ? `${ms(f.stress.p50Ms)} / ${ms(f.stress.p99Ms)} (${f.stress.scrapes})` : '-')],
     ['peak RSS after the stress', (f) => mb(f.stress?.peakRssBytes)],
     ['hostile: peak RSS beside the estate', (f) => mb(f.hostile?.peakRssBytes)],
