@@ -6,7 +6,7 @@ import { ExporterRuntime } from './runtime';
 import { SelfMetrics } from './exporters/self-metrics';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/app';
-import { prepareAhead } from './exporters/prepared';
+import { prepareForServing } from './exporters/prepared';
 import { closeServer, listen, reloadTls } from './exporters/listener';
 import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard, sharedBcryptWorker } from './exporters/auth';
@@ -76,6 +76,7 @@ export class Exporter {
       ...(events ? { onEvents: events.accept.bind(events) } : {}),
       ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
       ...(options.now ? { now: options.now } : {}),
+      prepareResult: prepareForServing,
       onFirstRound: () => this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete()),
     });
     this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
@@ -88,8 +89,6 @@ export class Exporter {
 
   /** Starts the HTTP endpoints and the collection schedule. */
   async start(): Promise<void> {
-    // Serving scrapes: results are formatted when stored, not in the scrape after (--once never starts this).
-    prepareAhead(this.runtime.store);
     const app = createHttpApp({
       renderer: this.renderer,
       store: () => this.runtime.store,

@@ -10,6 +10,7 @@ import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
 import { assignShards, resolveShardIndex } from './scheduler/sharding';
+import type { CheckedOutput } from './scheduler/output-check';
 import type { EstateEvents } from './collectors/types';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -63,6 +64,8 @@ export class ExporterRuntime {
       responseBudget?: ResponseBudget;
       /** receives the estate's events of each successful run (src/otlp); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
+      /** makes each checked result ready to serve before it is stored (src/exporters/prepared.ts) */
+      prepareResult?: (result: CheckedOutput) => Promise<void>;
       /** told whenever a target's first round has ended (see firstRoundComplete) */
       onFirstRound?: () => void;
     },
@@ -127,6 +130,7 @@ export class ExporterRuntime {
           ...(this.deps.now ? { now: this.deps.now } : {}),
           ...(carried.has(definition.name) ? { carriedOver: carried.get(definition.name) } : {}),
           ...(this.deps.onEvents ? { onEvents: this.deps.onEvents } : {}),
+          ...(this.deps.prepareResult ? { prepareResult: this.deps.prepareResult } : {}),
         }),
       );
     }

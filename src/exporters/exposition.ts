@@ -97,20 +97,21 @@ export interface RenderOptions {
  * Every catalog family that has series, in catalog order, as a list of UTF-8
  * buffers, or of gzip members whose concatenation is the gzip of those bytes.
  * The records' series are encoded (and compressed) once per result (see
- * prepared.ts), so assembling a body only collects references.
+ * prepared.ts): assembling a body only collects references, once the
+ * results it serves are prepared (a result stored a moment ago may still be).
  */
-export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Buffer[] {
+export async function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Promise<Buffer[]> {
   const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
   for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
   const freshData = fresh.map((record) => preparedOf(record));
+  await Promise.all(freshData.map((data) => data.prepare()));
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);
     const parts: Buffer[] = statusText ? [encodeChunk(statusText, encoding)] : [];
     for (const data of freshData) {
-      const body = data.chunk(family.name, encoding);
-      if (body && body.length > 0) parts.push(body);
+      for (const chunk of data.chunks(family.name, encoding)) if (chunk.length > 0) parts.push(chunk);
     }
     if (parts.length > 0) out.push(encodedHeader(family, encoding), ...parts);
   }

@@ -6,9 +6,11 @@
  * once per result, not once per record or per scrape; a scrape only collects
  * references to these buffers.
  */
-import { gzipSync } from 'node:zlib';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { gzip } from 'node:zlib';
+import { promisify } from 'node:util';
 import type { HistogramSample, Sample } from '../collectors/types';
-import type { CollectorRecord, SnapshotStore } from '../snapshot/store';
+import type { CollectorRecord } from '../snapshot/store';
 import { formatHistogram, formatSample } from './format';
 import type { BodyEncoding } from './exposition';
 
@@ -20,83 +22,101 @@ import type { BodyEncoding } from './exposition';
  */
 export const GZIP_OPTIONS = { level: 1 } as const;
 
+const gzipAsync = promisify(gzip);
+
+/**
+ * Series formatted in one turn of the event loop (a few milliseconds of
+ * work). A 10,000-asset estate's results hold 120,000 series: formatted in
+ * one go they hold the loop for 100-400 ms, and a scrape that arrives
+ * meanwhile waits that long (the HA pair's p99 in `npm run bench`).
+ */
+const SERIES_PER_TURN = 2_000;
+
 interface FamilySeries {
   readonly samples: Sample[];
   readonly histograms: HistogramSample[];
 }
 
-/** A result's series per family name: UTF-8 text and the same as a gzip member, each made once, when first needed. */
-export class PreparedResult {
-  private readonly text = new Map<string, Buffer>();
-  private readonly compressed = new Map<string, Buffer>();
-
-  constructor(private readonly series: ReadonlyMap<string, FamilySeries>) {}
-
-  /** the families this result has series of */
-  families(): string[] {
-    return [...this.series.keys()];
-  }
-
-  /** one family's series as UTF-8 text or as a gzip member; undefined when the result has none */
-  chunk(family: string, encoding: BodyEncoding): Buffer | undefined {
-    if (encoding === 'identity') return this.textOf(family);
-    let member = this.compressed.get(family);
-    if (member === undefined) {
-      const text = this.textOf(family);
-      if (text === undefined) return undefined;
-      member = gzipSync(text, GZIP_OPTIONS);
-      this.compressed.set(family, member);
-    }
-    return member;
-  }
-
-  private textOf(family: string): Buffer | undefined {
-    let text = this.text.get(family);
-    if (text === undefined) {
-      const series = this.series.get(family);
-      if (series === undefined) return undefined;
-      const parts = series.samples.map((sample) => formatSample(sample.name, sample.labels, sample.value));
-      for (const histogram of series.histograms) parts.push(formatHistogram(histogram));
-      text = Buffer.from(parts.join(''), 'utf8');
-      this.text.set(family, text);
-    }
-    return text;
-  }
-}
-
-const prepared = new WeakMap<readonly Sample[], { histograms: readonly HistogramSample[]; result: PreparedResult }>();
-
-/** The prepared form of a record's result (its series grouped by family the first time it is asked for). */
-export function preparedOf(record: CollectorRecord): PreparedResult {
-  const entry = prepared.get(record.samples);
-  if (entry && entry.histograms === record.histograms) return entry.result;
-  const result = new PreparedResult(byFamily(record.samples, record.histograms));
-  prepared.set(record.samples, { histograms: record.histograms, result });
-  return result;
+/** One family's series as UTF-8 slices and the same slices as gzip members. */
+interface PreparedFamily {
+  readonly text: Buffer[];
+  readonly gzip: Buffer[];
 }
 
 /**
- * Prepares each new result (text and gzip) after it is stored, one family
- * per turn of the event loop, instead of in the first scrape that serves it.
- * Rounds replace results all the time, so without it every scrape after a
- * run would format and compress that run's series while Prometheus waits,
- * and a result prepared in one step would hold a scrape that arrives
- * meanwhile: on the 10,000-asset estate the HA pair's /metrics p99 during
- * rounds is 500-650 ms when scrapes prepare, 336 ms when each result is
- * prepared in one step. A result replaced before it is done is left.
+ * A result's series per family name, prepared once, when first asked for:
+ * formatted a slice per turn of the event loop and compressed on libuv's
+ * threads, so that preparing a large result never holds a scrape (or a
+ * collector) for long.
  */
-export function prepareAhead(store: SnapshotStore): void {
-  store.onResult((record) => {
-    const result = preparedOf(record);
-    const families = result.families();
-    const next = (): void => {
-      const family = families.shift();
-      if (family === undefined || store.get(record.target, record.collector)?.samples !== record.samples) return;
-      result.chunk(family, 'gzip');
-      setImmediate(next);
-    };
-    setImmediate(next);
-  });
+export class PreparedResult {
+  private readonly families = new Map<string, PreparedFamily>();
+  private preparing: Promise<void> | undefined;
+
+  constructor(private readonly series: ReadonlyMap<string, FamilySeries>) {}
+
+  /** Resolves when every family is formatted and compressed (started by the first call). */
+  prepare(): Promise<void> {
+    this.preparing ??= this.prepareAll();
+    return this.preparing;
+  }
+
+  /** One family's series as UTF-8 text or as gzip members; empty when the result has none. Only after prepare() resolved. */
+  chunks(family: string, encoding: BodyEncoding): readonly Buffer[] {
+    if (this.families.size < this.series.size) throw new Error('the result is not prepared yet: await prepare() first');
+    const prepared = this.families.get(family);
+    if (prepared === undefined) return [];
+    return encoding === 'gzip' ? prepared.gzip : prepared.text;
+  }
+
+  private async prepareAll(): Promise<void> {
+    for (const [family, series] of this.series) {
+      const text: Buffer[] = [];
+      const compressing: Array<Promise<Buffer>> = [];
+      const add = (lines: string[]): void => {
+        const slice = Buffer.from(lines.join(''), 'utf8');
+        text.push(slice);
+        compressing.push(gzipAsync(slice, GZIP_OPTIONS));
+      };
+      let lines: string[] = [];
+      for (const sample of series.samples) {
+        lines.push(formatSample(sample.name, sample.labels, sample.value));
+        if (lines.length === SERIES_PER_TURN) {
+          add(lines);
+          lines = [];
+          await nextTurn();
+        }
+      }
+      for (const histogram of series.histograms) lines.push(formatHistogram(histogram));
+      if (lines.length > 0) add(lines);
+      this.families.set(family, { text, gzip: await Promise.all(compressing) });
+    }
+  }
+}
+
+/** A result: the series of one successful run, as the store keeps them. */
+type Result = Pick<CollectorRecord, 'samples' | 'histograms'>;
+
+const prepared = new WeakMap<readonly Sample[], { histograms: readonly HistogramSample[]; result: PreparedResult }>();
+
+/** The prepared form of a result (its series grouped by family the first time it is asked for). */
+export function preparedOf(result: Result): PreparedResult {
+  const entry = prepared.get(result.samples);
+  if (entry && entry.histograms === result.histograms) return entry.result;
+  const preparedResult = new PreparedResult(byFamily(result.samples, result.histograms));
+  prepared.set(result.samples, { histograms: result.histograms, result: preparedResult });
+  return preparedResult;
+}
+
+/**
+ * Prepares a checked result before it is stored (the collector job's
+ * prepareResult): the store then only ever holds results ready to serve, and
+ * a scrape neither formats nor waits for a preparation, while the rounds
+ * that replace results all the time have their formatting and compression
+ * done a slice at a time beside the scrapes.
+ */
+export function prepareForServing(result: Result): Promise<void> {
+  return preparedOf(result).prepare();
 }
 
 function byFamily(samples: readonly Sample[], histograms: readonly HistogramSample[]): Map<string, FamilySeries> {

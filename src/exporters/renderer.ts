@@ -26,7 +26,7 @@ export class MetricsRenderer {
   async renderChunks(encoding: BodyEncoding = 'identity', target?: string): Promise<Buffer[]> {
     const all = this.store().all();
     const records = target === undefined ? all : all.filter((record) => record.target === target);
-    const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() }, encoding);
+    const snapshot = await renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() }, encoding);
     const families = renderFamilies(await this.self.familiesText(target));
     const self = target === undefined ? families + (await this.self.processText()) : families;
     return [...snapshot, encodeChunk(self, encoding)];

@@ -7,7 +7,7 @@ import { countingRequests } from '../clients/run-requests';
 import type { AnyCollector, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
-import { validateOutput } from './output-check';
+import { validateOutput, type CheckedOutput } from './output-check';
 
 /** One configured target at run time: its client and the values its collectors share. */
 export interface TargetRuntime {
@@ -69,6 +69,8 @@ export class CollectorJob {
       carriedOver?: CarriedOver;
       /** receives the estate's events of a successful run (OTLP forwarding); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
+      /** makes a checked result ready to serve before it is stored (the exporter formats it) */
+      prepareResult?: (result: CheckedOutput) => Promise<void>;
     },
   ) {
     this.state = deps.carriedOver?.state;
@@ -180,7 +182,8 @@ export class CollectorJob {
         // A collector that ignores its signal cannot hold the job past its time limit.
         collecting.catch(() => undefined);
         const result = await Promise.race([collecting, timedOut]);
-        const checked = validateOutput(target, result.samples, result.histograms ?? []);
+        const checked = await validateOutput(target, result.samples, result.histograms ?? []);
+        await this.deps.prepareResult?.(checked);
         this.state = result.state;
         for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
         if (result.events && this.deps.onEvents) this.forward(logger, result.events);

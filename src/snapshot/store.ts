@@ -37,12 +37,6 @@ const keyOf = (target: string, collector: string): string => `${target}\u0000${c
  */
 export class SnapshotStore {
   private records = new Map<string, CollectorRecord>();
-  private readonly resultListeners: Array<(record: CollectorRecord) => void> = [];
-
-  /** Calls `listener` with the new record each time a run succeeds, once the record is in place. */
-  onResult(listener: (record: CollectorRecord) => void): void {
-    this.resultListeners.push(listener);
-  }
 
   register(target: string, kind: TargetKind, collector: string, scheduleIntervalSeconds: number): void {
     const key = keyOf(target, collector);
@@ -88,9 +82,6 @@ export class SnapshotStore {
             failures: record.failures + 1,
           },
     );
-    if (!report.ok) return;
-    const stored = this.get(target, collector) as CollectorRecord;
-    for (const listener of this.resultListeners) listener(stored);
   }
 
   /** Forgets a target (removed by a reload). */

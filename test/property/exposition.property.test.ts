@@ -87,7 +87,7 @@ describe('exposition label escaping: property tests', () => {
     );
   });
 
-  it('documents of random series, histograms included, pass promtool check metrics', () => {
+  it('documents of random series, histograms included, pass promtool check metrics', async () => {
     // One promtool run per document: a few documents of many series each.
     const documents = fc.sample(
       fc.uniqueArray(fc.tuple(fc.string({ unit: 'binary', maxLength: 24 }), labelValue, fc.nat(1e12)), { minLength: 1, maxLength: 200, selector: ([id]) => id }),
@@ -112,11 +112,11 @@ describe('exposition label escaping: property tests', () => {
         failures: 0,
         skippedRuns: 0,
       };
-      const text = Buffer.concat(renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 })).toString('utf8');
+      const text = Buffer.concat(await renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 })).toString('utf8');
       expect(text).toContain(formatHistogram(record.histograms[0] as (typeof record.histograms)[number]));
       expect(promtoolCheckMetrics(text)).toBe('');
       // Gzip scrapers get gzip members whose concatenation unzips to the same bytes.
-      const members = renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 }, 'gzip');
+      const members = await renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 }, 'gzip');
       expect(gunzipSync(Buffer.concat(members)).equals(Buffer.from(text, 'utf8'))).toBe(true);
       // Every asset appears exactly once, with its id intact.
       const ids = text

@@ -4,6 +4,7 @@ import { Exporter } from '../../src/exporter';
 import { ExporterRuntime } from '../../src/runtime';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
+import { prepareForServing } from '../../src/exporters/prepared';
 import { ApiError } from '../../src/clients/errors';
 import { silentLogger } from '../support/collect';
 import { promtoolCheckMetrics } from '../support/promtool';
@@ -165,6 +166,41 @@ describe('runtime: snapshot, staleness, time limits', () => {
       ]);
     } finally {
       monotonic.mockRestore();
+      await runtime.stop();
+    }
+  });
+
+  it('stores a result only once it is prepared to serve: a scrape meanwhile serves the one before', async () => {
+    const behaviour = { next: 'ok' as 'ok' | 'fail', assets: ['a'] };
+    let gate: Promise<void> = Promise.resolve();
+    let preparations = 0;
+    const runtime = new ExporterRuntime(config(['t']), {
+      logger: silentLogger,
+      collectorsFor: () => [fakeCollector('fake', behaviour)],
+      prepareResult: async (result) => {
+        preparations += 1;
+        await gate;
+        await prepareForServing(result);
+      },
+    });
+    const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter);
+    try {
+      expect(await runtime.runOnce()).toEqual(['success']);
+      let release: () => void = () => undefined;
+      gate = new Promise((resolve) => (release = resolve));
+      const second = runtime.runOnce();
+      while (preparations < 2) await new Promise((resolve) => setImmediate(resolve));
+      // the second run's result (value 200) is checked and waits for its preparation
+      expect(await renderer.render()).toContain('asset_id="a",asset_name="vm \\"a\\"\\\\\\n",asset_type="VM",policy="Gold"} 100\n');
+      release();
+      expect(await second).toEqual(['success']);
+      expect(await renderer.render()).toContain('policy="Gold"} 200\n');
+      // a preparation that fails fails the run: the last good series stay
+      gate = Promise.reject(new Error('out of buffers'));
+      expect(await runtime.runOnce()).toEqual(['failure']);
+      expect(runtime.store.get('t', 'fake')!.lastError).toBe('out of buffers');
+      expect(await renderer.render()).toContain('policy="Gold"} 200\n');
+    } finally {
       await runtime.stop();
     }
   });

@@ -96,6 +96,6 @@ export function valueOf(result: CollectResult<unknown>, name: string, labels: La
 }
 
 /** Fails unless the result passes the runtime's own check: catalog families, exactly their labels, no duplicate series, finite values. */
-export function expectWellFormed(result: CollectResult<unknown>, target: string): void {
-  expect(() => validateOutput(target, result.samples, result.histograms ?? [])).not.toThrow();
+export async function expectWellFormed(result: CollectResult<unknown>, target: string): Promise<void> {
+  await expect(validateOutput(target, result.samples, result.histograms ?? [])).resolves.toBeDefined();
 }

@@ -41,7 +41,7 @@ describe.each(['seed', 'product'] as const)('replication collectors against the 
 
   it('reports connected, disconnected and unregistered clusters', async () => {
     const result = await run(clustersCollector);
-    expectWellFormed(result, target.name);
+    await expectWellFormed(result, target.name);
     const truth = sim.estate.replication.clusters;
     expect(truth.some((c) => !c.isRegistered)).toBe(true);
     expect(truth.some((c) => c.isRegistered && c.connectionStatus !== 'OK')).toBe(true);
@@ -65,14 +65,14 @@ describe.each(['seed', 'product'] as const)('replication collectors against the 
 
   it('reports one info series per consistency group', async () => {
     const result = await run(groupsCollector);
-    expectWellFormed(result, target.name);
+    await expectWellFormed(result, target.name);
     const names = samplesNamed(result, 'dataprotect_replication_group_info').map((s) => s.labels.group);
     expect(names.sort()).toEqual(sim.estate.replication.groups.map((g) => g.name).sort());
   });
 
   it('reports every VM: info, status state set, disk bytes, and counts that equal the truth', async () => {
     const result = await run(vmsCollector);
-    expectWellFormed(result, target.name);
+    await expectWellFormed(result, target.name);
     const vms = sim.estate.replication.vms;
     expect(vms.some((v) => v.status === 'PAUSED')).toBe(true);
     expect(samplesNamed(result, 'dataprotect_replication_vm_info')).toHaveLength(vms.length);

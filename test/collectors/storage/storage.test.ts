@@ -66,7 +66,7 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
   describe('system', () => {
     it('reports every managed system of a management center', async () => {
       const result = await run(systemCollector);
-      expectWellFormed(result, center.target.name);
+      await expectWellFormed(result, center.target.name);
       expect(samplesNamed(result, 'dataprotect_storage_system_info').map((s) => s.labels)).toEqual(
         systems().map((s) => ({ target: center.target.name, system_id: s.id, system_name: s.name, model: s.model, version: s.version })),
       );
@@ -94,7 +94,7 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
 
     it('reports the newest sample of each tier of each system; a system without cloud has no cloud series', async () => {
       const result = await run(capacityCollector);
-      expectWellFormed(result, center.target.name);
+      await expectWellFormed(result, center.target.name);
       for (const system of systems()) expectCapacityOf(result, system.id);
       expect(sim.estate.storage.newestCapacity(systems()[1]!.id, 'cloud').physical_capacity.total).toBe(0);
       expect(result.samples.some((s) => s.labels.tier === 'total')).toBe(false);
@@ -130,7 +130,7 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
 
     it('counts active alerts by severity and class per system, cleared ones excluded', async () => {
       const result = await run(alertsCollector);
-      expectWellFormed(result, center.target.name);
+      await expectWellFormed(result, center.target.name);
       expectAlertCounts(result);
     });
 
@@ -150,7 +150,7 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
   describe('replication contexts', () => {
     it('reports lag as now minus syncEpoch and the state set of every context', async () => {
       const result = await run(replicationContextsCollector);
-      expectWellFormed(result, center.target.name);
+      await expectWellFormed(result, center.target.name);
       const nowSec = sim.clock.now().getTime() / 1000;
       let lagging = 0;
       for (const system of systems()) {
