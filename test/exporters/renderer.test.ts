@@ -16,6 +16,7 @@ import { createHttpApp } from '../../src/exporters/app';
 import { SnapshotStore } from '../../src/snapshot/store';
 import * as format from '../../src/exporters/format';
 import { silentLogger } from '../support/collect';
+import { workPerTurn } from '../support/turns';
 
 const SERIES = 6_000;
 const STALE_AFTER_MS = 600_000;
@@ -67,21 +68,11 @@ describe('MetricsRenderer', () => {
   it('prepares a large result over many event-loop turns: a scrape waiting for it holds no one else', async () => {
     const total = 5 * SERIES;
     publish(store, result(total, 3));
-    // the series formatted between two turns of the event loop, at each turn
     const formatting = jest.spyOn(format, 'formatSample');
-    const formattedPerTurn: number[] = [];
-    let scraped = false;
-    let before = 0;
-    const countTurns = (): void => {
-      if (scraped) return;
-      formattedPerTurn.push(formatting.mock.calls.length - before);
-      before = formatting.mock.calls.length;
-      setImmediate(countTurns);
-    };
     try {
-      setImmediate(countTurns);
+      const turns = workPerTurn(() => formatting.mock.calls.length);
       const text = await renderedText(renderer, 'gzip');
-      scraped = true;
+      const formattedPerTurn = turns.stop();
       expect(versionsIn(text)).toEqual({ values: new Set(['3']), count: total });
       expect(formatting.mock.calls.length).toBeGreaterThanOrEqual(total);
       expect(Math.max(...formattedPerTurn)).toBeLessThanOrEqual(total / 5);

@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import type { Sample } from '../../src/collectors/types';
 import { validateOutput } from '../../src/scheduler/output-check';
 import * as catalog from '../../src/metrics/catalog';
+import { workPerTurn } from '../support/turns';
 
 const asset = (id: string, name: string): Sample => ({
   name: 'dataprotect_asset_size_bytes',
@@ -70,21 +71,11 @@ describe('validateOutput', () => {
   it('checks a large output over many event-loop turns, so that a scrape meanwhile is not held', async () => {
     const total = 60_000;
     const samples = Array.from({ length: total }, (_, i) => asset(String(i), 'a'));
-    // the series checked between two turns of the event loop, at each turn
     const lookups = jest.spyOn(catalog, 'metricFamily');
-    const checkedPerTurn: number[] = [];
-    let done = false;
-    let before = 0;
-    const countTurns = (): void => {
-      if (done) return;
-      checkedPerTurn.push(lookups.mock.calls.length - before);
-      before = lookups.mock.calls.length;
-      setImmediate(countTurns);
-    };
     try {
-      setImmediate(countTurns);
+      const turns = workPerTurn(() => lookups.mock.calls.length);
       const checked = await validateOutput('t', samples, []);
-      done = true;
+      const checkedPerTurn = turns.stop();
       expect(checked.samples).toHaveLength(total);
       expect(lookups.mock.calls.length).toBe(total);
       expect(Math.max(...checkedPerTurn)).toBeLessThanOrEqual(total / 5);
