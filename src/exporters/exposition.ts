@@ -97,8 +97,9 @@ export interface RenderOptions {
  * Every catalog family that has series, in catalog order, as a list of UTF-8
  * buffers, or of gzip members whose concatenation is the gzip of those bytes.
  * The records' series are encoded (and compressed) once per result (see
- * prepared.ts): assembling a body only collects references, once the
- * results it serves are prepared (a result stored a moment ago may still be).
+ * prepared.ts): assembling a body only collects references. The results
+ * the daemon's jobs store are prepared already; others (--once, tests) are
+ * prepared here first.
  */
 export async function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Promise<Buffer[]> {
   const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));

@@ -25,12 +25,13 @@ export const GZIP_OPTIONS = { level: 1 } as const;
 const gzipAsync = promisify(gzip);
 
 /**
- * Series formatted in one turn of the event loop (a few milliseconds of
- * work). A 10,000-asset estate's results hold 120,000 series: formatted in
- * one go they hold the loop for 100-400 ms, and a scrape that arrives
- * meanwhile waits that long (the HA pair's p99 in `npm run bench`).
+ * Exposition lines formatted in one turn of the event loop (a few
+ * milliseconds of work), counted across the families of a result. A
+ * 10,000-asset estate's results hold 120,000 series: formatted in one go
+ * they hold the loop for 100-400 ms, and a scrape that arrives meanwhile
+ * waits that long (the HA pair's p99 in `npm run bench`).
  */
-const SERIES_PER_TURN = 2_000;
+const LINES_PER_TURN = 2_000;
 
 interface FamilySeries {
   readonly samples: Sample[];
@@ -44,10 +45,11 @@ interface PreparedFamily {
 }
 
 /**
- * A result's series per family name, prepared once, when first asked for:
- * formatted a slice per turn of the event loop and compressed on libuv's
- * threads, so that preparing a large result never holds a scrape (or a
- * collector) for long.
+ * A result's series per family name, prepared once: by its collector job
+ * before the store takes it (prepareForServing), else by the first scrape
+ * that serves it (--once, tests). Formatted a slice per turn of the event
+ * loop and compressed on libuv's threads, so that preparing a large result
+ * never holds a scrape (or a collector) for long.
  */
 export class PreparedResult {
   private readonly families = new Map<string, PreparedFamily>();
@@ -55,9 +57,12 @@ export class PreparedResult {
 
   constructor(private readonly series: ReadonlyMap<string, FamilySeries>) {}
 
-  /** Resolves when every family is formatted and compressed (started by the first call). */
+  /** Resolves when every family is formatted and compressed (started by the first call; a failed one is tried again by the next). */
   prepare(): Promise<void> {
-    this.preparing ??= this.prepareAll();
+    this.preparing ??= this.prepareAll().catch((error: unknown) => {
+      this.preparing = undefined;
+      throw error;
+    });
     return this.preparing;
   }
 
@@ -69,29 +74,41 @@ export class PreparedResult {
     return encoding === 'gzip' ? prepared.gzip : prepared.text;
   }
 
+  /** Each family as slices of text, each slice gzipped on libuv's threads while the next is formatted. */
   private async prepareAll(): Promise<void> {
+    let linesThisTurn = 0;
     for (const [family, series] of this.series) {
       const text: Buffer[] = [];
       const compressing: Array<Promise<Buffer>> = [];
-      const add = (lines: string[]): void => {
-        const slice = Buffer.from(lines.join(''), 'utf8');
-        text.push(slice);
-        compressing.push(gzipAsync(slice, GZIP_OPTIONS));
-      };
       let lines: string[] = [];
-      for (const sample of series.samples) {
-        lines.push(formatSample(sample.name, sample.labels, sample.value));
-        if (lines.length === SERIES_PER_TURN) {
-          add(lines);
-          lines = [];
+      const cut = (): void => {
+        const slice = Buffer.from(lines.join(''), 'utf8');
+        const compressed = gzipAsync(slice, GZIP_OPTIONS);
+        // awaited with the family's other slices below; until then a failure is no unhandled rejection
+        compressed.catch(() => undefined);
+        text.push(slice);
+        compressing.push(compressed);
+        lines = [];
+      };
+      for (const [line, lineCount] of formattedLines(series)) {
+        lines.push(line);
+        linesThisTurn += lineCount;
+        if (linesThisTurn >= LINES_PER_TURN) {
+          cut();
+          linesThisTurn = 0;
           await nextTurn();
         }
       }
-      for (const histogram of series.histograms) lines.push(formatHistogram(histogram));
-      if (lines.length > 0) add(lines);
+      if (lines.length > 0) cut();
       this.families.set(family, { text, gzip: await Promise.all(compressing) });
     }
   }
+}
+
+/** A family's exposition text, a series (or a histogram's lines) at a time, with its number of lines. */
+function* formattedLines(series: FamilySeries): Generator<[string, number]> {
+  for (const sample of series.samples) yield [formatSample(sample.name, sample.labels, sample.value), 1];
+  for (const histogram of series.histograms) yield [formatHistogram(histogram), histogram.bounds.length + 3];
 }
 
 /** A result: the series of one successful run, as the store keeps them. */

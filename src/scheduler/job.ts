@@ -182,6 +182,8 @@ export class CollectorJob {
         // A collector that ignores its signal cannot hold the job past its time limit.
         collecting.catch(() => undefined);
         const result = await Promise.race([collecting, timedOut]);
+        // The time limit is the collector's: checking and preparing its result is the exporter's own work.
+        clearTimeout(timer);
         const checked = await validateOutput(target, result.samples, result.histograms ?? []);
         await this.deps.prepareResult?.(checked);
         this.state = result.state;

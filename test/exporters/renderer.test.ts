@@ -15,6 +15,7 @@ import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/app';
 import { SnapshotStore } from '../../src/snapshot/store';
 import * as format from '../../src/exporters/format';
+import { METRIC_FAMILIES } from '../../src/metrics/catalog';
 import { silentLogger } from '../support/collect';
 import { workPerTurn } from '../support/turns';
 
@@ -76,6 +77,22 @@ describe('MetricsRenderer', () => {
       expect(versionsIn(text)).toEqual({ values: new Set(['3']), count: total });
       expect(formatting.mock.calls.length).toBeGreaterThanOrEqual(total);
       expect(Math.max(...formattedPerTurn)).toBeLessThanOrEqual(total / 5);
+    } finally {
+      formatting.mockRestore();
+    }
+  });
+
+  it('hands the loop over within a result of many small families too', async () => {
+    // 30 families of 1,000 series: none alone is large, together they are
+    const families = METRIC_FAMILIES.filter((family) => family.type === 'gauge').slice(0, 30);
+    expect(families).toHaveLength(30);
+    const samples: Sample[] = families.flatMap((family) => result(1_000, 1).map((sample) => ({ ...sample, name: family.name as Sample['name'] })));
+    publish(store, samples);
+    const formatting = jest.spyOn(format, 'formatSample');
+    try {
+      const turns = workPerTurn(() => formatting.mock.calls.length);
+      await renderer.renderChunks('gzip');
+      expect(Math.max(...turns.stop())).toBeLessThanOrEqual(samples.length / 5);
     } finally {
       formatting.mockRestore();
     }

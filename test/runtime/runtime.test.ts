@@ -4,7 +4,8 @@ import { Exporter } from '../../src/exporter';
 import { ExporterRuntime } from '../../src/runtime';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
-import { prepareForServing } from '../../src/exporters/prepared';
+import { prepareForServing, preparedOf } from '../../src/exporters/prepared';
+import type { CollectorRecord } from '../../src/snapshot/store';
 import { ApiError } from '../../src/clients/errors';
 import { silentLogger } from '../support/collect';
 import { promtoolCheckMetrics } from '../support/promtool';
@@ -202,6 +203,18 @@ describe('runtime: snapshot, staleness, time limits', () => {
       expect(await renderer.render()).toContain('policy="Gold"} 200\n');
     } finally {
       await runtime.stop();
+    }
+  });
+
+  it('the daemon stores each result ready to serve: no scrape formats it', async () => {
+    const exporter = new Exporter(config(['t1']), silentLogger, { collectorsFor: () => [fakeCollector('fake', { next: 'ok', assets: ['a', 'b'] })] });
+    try {
+      expect(await exporter.runtime.runOnce()).toEqual(['success']);
+      // chunks() answers only for a prepared result, and nothing but the run has asked for it
+      const stored = preparedOf(exporter.runtime.store.get('t1', 'fake') as CollectorRecord);
+      expect(Buffer.concat(stored.chunks('dataprotect_asset_size_bytes', 'identity')).toString('utf8')).toContain('asset_id="b"');
+    } finally {
+      await exporter.stop();
     }
   });
 
