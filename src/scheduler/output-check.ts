@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { forEachInTurns } from '../util/turns';
 import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
 
@@ -80,9 +80,6 @@ class OutputChecker {
 export async function validateOutput(target: string, samples: readonly Sample[], histograms: readonly HistogramSample[]): Promise<CheckedOutput> {
   const checker = new OutputChecker(target);
   const checkedSamples: Sample[] = [];
-  for (let start = 0; start < samples.length; start += SERIES_PER_TURN) {
-    if (start > 0) await nextTurn();
-    for (const sample of samples.slice(start, start + SERIES_PER_TURN)) checkedSamples.push(checker.sample(sample));
-  }
+  await forEachInTurns(samples, (sample) => checkedSamples.push(checker.sample(sample)), SERIES_PER_TURN);
   return { samples: checkedSamples, histograms: histograms.map((histogram) => checker.histogram(histogram)) };
 }

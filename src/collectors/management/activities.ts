@@ -4,6 +4,7 @@ import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
 import { defineCollector, type HistogramSample, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
 import { Tally } from '../shared/tally';
+import { forEachInTurns } from '../../util/turns';
 import { chunks } from '../shared/chunks';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
@@ -156,7 +157,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     }
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
-    return { ...render(ctx.target.name, state), state, items, events: { activities: admitted, history: ledger.first } };
+    return { ...(await render(ctx.target.name, state)), state, items, events: { activities: admitted, history: ledger.first } };
   },
 });
 
@@ -229,7 +230,7 @@ function observe(histogram: Histogram, seconds: number): void {
   histogram.sum += seconds;
 }
 
-function render(target: string, state: ActivitiesState): { samples: Sample[]; histograms: HistogramSample[] } {
+async function render(target: string, state: ActivitiesState): Promise<{ samples: Sample[]; histograms: HistogramSample[] }> {
   const samples: Sample[] = [];
   for (const [k, value] of state.completed) {
     const [classType, category, result] = unkey<[string, string, string]>(k);
@@ -237,7 +238,8 @@ function render(target: string, state: ActivitiesState): { samples: Sample[]; hi
   }
   const inWindow = new Tally<[string, string, string]>();
   for (const k of state.windowKeys) inWindow.touch(unkey(k));
-  for (const entry of state.window) inWindow.add([entry.classType, entry.category, entry.result]);
+  // a day of completions: 500,000 on a 50,000-asset estate
+  await forEachInTurns(state.window, (entry) => inWindow.add([entry.classType, entry.category, entry.result]));
   for (const { key: [classType, category, result], value } of inWindow.entries()) {
     samples.push({ name: 'dataprotect_activities_window', labels: { target, class_type: classType, category, result }, value });
   }

@@ -8,6 +8,7 @@ import { COPY_FINGERPRINTS } from './copy-signals';
 import { currentAssets, type AssetRecord } from './asset-list';
 import { forEachConcurrent } from '../shared/concurrency';
 import { perAssetSeriesFor } from './per-asset-series';
+import { forEachInTurns } from '../../util/turns';
 import { fnv1a } from '../../util/fnv1a';
 
 export interface LocationCopies {
@@ -83,9 +84,10 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const fingerprints = published?.byAsset;
     const next = new Map<string, AssetCopies>();
     const toRead: AssetRecord[] = [];
-    for (const asset of list.assets.values()) {
+    const assets = [...list.assets.values()];
+    await forEachInTurns(assets, (asset) => {
       // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
-      if (!perAssetSeriesFor(ctx.settings, asset)) continue;
+      if (!perAssetSeriesFor(ctx.settings, asset)) return;
       const known = previous?.get(asset.id);
       const fingerprint = fingerprints?.get(asset.id) ?? null;
       // A fingerprint that was not known at the read can be adopted only if it
@@ -104,10 +106,10 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
         now >= known.dueAt;
       if (changed) {
         toRead.push(asset);
-        continue;
+        return;
       }
       next.set(asset.id, dropExpired(adoptable ? { ...known, fingerprint } : known, now));
-    }
+    });
 
     const deferred: AssetRecord[] = [];
     await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
@@ -153,15 +155,15 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
 
     const target = ctx.target.name;
     const samples: Sample[] = [];
-    for (const asset of list.assets.values()) {
+    await forEachInTurns(assets, (asset) => {
       const entry = next.get(asset.id);
-      if (!entry) continue;
+      if (!entry) return;
       for (const [location, copies] of entry.locations) {
         const labels = { target, asset_id: asset.id, asset_name: asset.name, location };
         samples.push({ name: 'dataprotect_asset_copies', labels, value: copies.count });
         samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
       }
-    }
+    });
     return { samples, state: { assets: next }, items: toRead.length - deferred.length };
   },
 });

@@ -3,6 +3,7 @@ import { defineCollector, type Sample } from '../types';
 import { stateSet } from '../shared/state-set';
 import { uniqueBy } from '../shared/unique';
 import { Tally } from '../shared/tally';
+import { forEachInTurns } from '../../util/turns';
 
 const MIB = 1024 * 1024;
 
@@ -32,7 +33,7 @@ export const vmsCollector = defineCollector({
     if (duplicates.length > 0) ctx.logger.warn({ duplicates: duplicates.slice(0, 10) }, 'protected VMs listed twice: keeping the first');
     const target = ctx.target.name;
     const samples: Sample[] = [];
-    for (const vm of unique) samples.push(...vmSamples(target, vm));
+    await forEachInTurns(unique, (vm) => samples.push(...vmSamples(target, vm)));
     samples.push(...countSamples(target, unique));
     return { samples, items: vms.length };
   },
