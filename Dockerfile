@@ -21,7 +21,7 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
 # Heap cap sized for the largest estate of docs/sizing.md, 50,000 assets: peak
-# RSS 1,184 MB through its rounds with this cap, inside the 2 GiB limit of the
+# RSS 1,241 MB through its rounds with this cap, inside the 2 GiB limit of the
 # Kubernetes manifests. A cap below the live set ends the process with "heap out
 # of memory" (320 MB does at 25,000 assets). For a smaller estate, lower the cap
 # and the container's memory limit together (docs/sizing.md lists both per size).
