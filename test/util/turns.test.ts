@@ -6,10 +6,11 @@ describe('forEachInTurns', () => {
     const items = Array.from({ length: 10_000 }, (_, i) => `item ${i}`);
     const seen: Array<[string, number]> = [];
     const turns = workPerTurn(() => seen.length);
-    await forEachInTurns(items, (item, index) => seen.push([item, index]), 1_000);
+    await forEachInTurns(items, (item, index) => seen.push([item, index]));
     const perTurn = turns.stop();
     expect(seen).toEqual(items.map((item, index) => [item, index]));
-    expect(Math.max(...perTurn)).toBe(1_000);
+    expect(Math.max(...perTurn)).toBeLessThanOrEqual(items.length / 5);
+    expect(perTurn.filter((count) => count > 0).length).toBeGreaterThanOrEqual(5);
   });
 
   it('stops at the first item that throws, and rejects with its error', async () => {
@@ -20,7 +21,6 @@ describe('forEachInTurns', () => {
         if (item === 2_500) throw new Error('item 2500 is malformed');
         visited.push(item);
       },
-      1_000,
     );
     await expect(failing).rejects.toThrow('item 2500 is malformed');
     expect(visited).toHaveLength(2_500);
