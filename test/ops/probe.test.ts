@@ -27,7 +27,8 @@ async function startExporter(): Promise<Exporter> {
     { collectorsFor: () => [collector] },
   );
   await exporter.start();
-  await exporter.runtime.runOnce();
+  // start() runs each target's first round (a runOnce() meanwhile would be skipped): its results are what /probe serves
+  while (!exporter.runtime.firstRoundComplete()) await new Promise((resolve) => setTimeout(resolve, 10));
   return exporter;
 }
 
