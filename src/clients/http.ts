@@ -131,14 +131,10 @@ export class HttpCore {
         request.idempotent === false
           ? response !== undefined && REFUSED_STATUS.has(response.status)
           : transientFailure || (response !== undefined && RETRIABLE_STATUS.has(response.status));
-      if (!retriable || attempt >= maxAttempts) {
-        if (failure) throw failure;
-        return response as HttpResponse;
-      }
       const backoff = Math.random() * backoffBaseMs * 2 ** (attempt - 1);
       const retryAfter = response ? parseRetryAfter(response.headers['retry-after']) : undefined;
       const delay = Math.max(backoff, retryAfter ?? 0);
-      if (waited + delay > maxRetryWaitMs) {
+      if (!retriable || attempt >= maxAttempts || waited + delay > maxRetryWaitMs) {
         if (failure) throw failure;
         return response as HttpResponse;
       }
