@@ -156,12 +156,8 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
     process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
     return EXIT.nothingWritten;
   }
-  if (options === 'help') {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (options === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+  if (options === 'help' || options === 'version') {
+    process.stdout.write(options === 'help' ? HELP : `${VERSION}\n`);
     return 0;
   }
   let config: ExporterConfig;

@@ -30,25 +30,16 @@ const EXPORTER_WIDE = new Set<string>([
   'dataprotect_otlp_dropped_total',
 ]);
 
-function declare(name: SelfMetricName) {
-  const family = metricFamily(name);
-  return { name: family.name, help: family.help, labelNames: [...family.labels] };
-}
-
 export class SelfMetrics implements RequestObserver {
   private readonly registry = new Registry();
   private readonly processRegistry = new Registry();
-  private readonly apiRequests = new Counter({ ...declare('dataprotect_api_requests_total'), registers: [this.registry] });
-  private readonly apiDuration = new Histogram({
-    ...declare('dataprotect_api_request_duration_seconds'),
-    buckets: API_DURATION_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
-  private readonly otlpDropped = new Counter({ ...declare('dataprotect_otlp_dropped_total'), registers: [this.registry] });
-  private readonly firstRoundComplete = new Gauge({ ...declare('dataprotect_exporter_first_round_complete'), registers: [this.registry] });
-  private readonly reloadSuccessful = new Gauge({ ...declare('dataprotect_config_last_reload_successful'), registers: [this.registry] });
-  private readonly reloadSuccessTime = new Gauge({ ...declare('dataprotect_config_last_reload_success_timestamp_seconds'), registers: [this.registry] });
+  private readonly apiRequests = new Counter(this.declare('dataprotect_api_requests_total'));
+  private readonly apiDuration = new Histogram({ ...this.declare('dataprotect_api_request_duration_seconds'), buckets: API_DURATION_BUCKETS });
+  private readonly buildInfo = new Gauge(this.declare('dataprotect_exporter_build_info'));
+  private readonly otlpDropped = new Counter(this.declare('dataprotect_otlp_dropped_total'));
+  private readonly firstRoundComplete = new Gauge(this.declare('dataprotect_exporter_first_round_complete'));
+  private readonly reloadSuccessful = new Gauge(this.declare('dataprotect_config_last_reload_successful'));
+  private readonly reloadSuccessTime = new Gauge(this.declare('dataprotect_config_last_reload_success_timestamp_seconds'));
 
   constructor(options: { processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
@@ -97,6 +88,12 @@ export class SelfMetrics implements RequestObserver {
       if (text) out.set(data.name, text);
     }
     return out;
+  }
+
+  /** The catalog's name, help and labels of a self-metric, registered in the registry of familiesText(). */
+  private declare(name: SelfMetricName) {
+    const family = metricFamily(name);
+    return { name: family.name, help: family.help, labelNames: [...family.labels], registers: [this.registry] };
   }
 
   /** Node.js process metrics (process_*, nodejs_*), for /metrics only. */
