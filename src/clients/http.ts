@@ -170,17 +170,12 @@ export class HttpCore {
     const signal = attempt.signal;
     let code = 'error';
     try {
-      const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-      let body: string | undefined;
-      if (request.body !== undefined) {
-        body = JSON.stringify(request.body);
-        headers['content-type'] = 'application/json';
-      }
+      const json = request.body !== undefined;
       const response = await this.pool.request({
         method: request.method,
         path: this.prefix + request.path,
-        headers,
-        body,
+        headers: { accept: 'application/json', ...request.headers, ...(json ? { 'content-type': 'application/json' } : {}) },
+        body: json ? JSON.stringify(request.body) : undefined,
         signal,
       } as Dispatcher.RequestOptions);
       code = String(response.statusCode);
