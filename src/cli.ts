@@ -142,8 +142,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => shutdown(signal));
   process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 }
 

@@ -12,23 +12,16 @@ import { VERSION } from '../version';
 
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-type SelfMetricName =
-  | 'dataprotect_api_requests_total'
-  | 'dataprotect_api_request_duration_seconds'
-  | 'dataprotect_exporter_build_info'
-  | 'dataprotect_exporter_first_round_complete'
-  | 'dataprotect_config_last_reload_successful'
-  | 'dataprotect_config_last_reload_success_timestamp_seconds'
-  | 'dataprotect_otlp_dropped_total';
-
 /** Series of the exporter as a whole: served on /metrics, not on a target's /probe. */
-const EXPORTER_WIDE = new Set<string>([
+const EXPORTER_WIDE = [
   'dataprotect_exporter_build_info',
   'dataprotect_exporter_first_round_complete',
   'dataprotect_config_last_reload_successful',
   'dataprotect_config_last_reload_success_timestamp_seconds',
   'dataprotect_otlp_dropped_total',
-]);
+] as const;
+
+type SelfMetricName = 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | (typeof EXPORTER_WIDE)[number];
 
 export class SelfMetrics implements RequestObserver {
   private readonly registry = new Registry();
@@ -76,7 +69,7 @@ export class SelfMetrics implements RequestObserver {
     const out = new Map<string, string>();
     for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.reloadSuccessful, this.reloadSuccessTime]) {
       const data = await metric.get();
-      if (target !== undefined && EXPORTER_WIDE.has(data.name)) continue;
+      if (target !== undefined && (EXPORTER_WIDE as readonly string[]).includes(data.name)) continue;
       let text = '';
       for (const value of data.values) {
         if (target !== undefined && value.labels.target !== target) continue;

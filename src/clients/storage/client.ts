@@ -146,10 +146,8 @@ export class StorageClient {
       const body = await this.getJson(resource, signal, query);
       const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
       // The newest first is asked for; taking the maximum also survives a server that ignores sort on a short list.
-      const newest = items.reduce<CapacitySample | undefined>(
-        (latest, sample) => (latest === undefined || sample.collection_epoch > latest.collection_epoch ? sample : latest),
-        undefined,
-      );
+      let newest: CapacitySample | undefined;
+      for (const sample of items) if (!newest || sample.collection_epoch > newest.collection_epoch) newest = sample;
       return newest && capacityOfTier(newest, tier, resource.endpoint);
     });
   }
