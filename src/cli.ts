@@ -142,8 +142,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
       },
     );
   };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => shutdown(signal));
   process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 }
 
@@ -156,12 +155,8 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
     process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
     return EXIT.nothingWritten;
   }
-  if (options === 'help') {
-    process.stdout.write(HELP);
-    return 0;
-  }
-  if (options === 'version') {
-    process.stdout.write(`${VERSION}\n`);
+  if (options === 'help' || options === 'version') {
+    process.stdout.write(options === 'help' ? HELP : `${VERSION}\n`);
     return 0;
   }
   let config: ExporterConfig;

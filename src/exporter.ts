@@ -67,13 +67,12 @@ export class Exporter {
     this.startedConfig = config;
     this.selfMetrics = new SelfMetrics(options);
     this.events = forwarderFor(config, logger, this.selfMetrics, this.now);
-    const events = this.events;
     // The configuration it is given is validated and applied: the first successful load.
     this.selfMetrics.recordConfigLoad(true, this.now());
     this.runtime = new ExporterRuntime(config, {
       logger,
       observer: this.selfMetrics,
-      ...(events ? { onEvents: events.accept.bind(events) } : {}),
+      ...(this.events ? { onEvents: this.events.accept.bind(this.events) } : {}),
       ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
       ...(options.now ? { now: options.now } : {}),
       prepareResult: prepareForServing,

@@ -32,9 +32,7 @@ main(argv, tracing ? { tracing } : {}).then(
       process.exitCode = code;
       return;
     }
-    if (!(await tracing.shutdown())) {
-      stderrWarn({}, 'spans not exported within 5 s; exiting without them');
-    }
+    if (!(await tracing.shutdown())) stderrWarn({}, 'spans not exported within 5 s; exiting without them');
     // An export still waiting for a dead OTLP endpoint would hold the process until its own timeout.
     process.exit(code);
   },

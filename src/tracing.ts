@@ -54,18 +54,15 @@ const EXPORT_FAILURE_LOG_INTERVAL_MS = 60_000;
  * line a minute with the number of batches and spans lost meanwhile.
  */
 export class ReportingSpanExporter implements SpanExporter {
-  private log: ExportFailureLog;
   private lastLogAt: number | undefined;
   private failedBatches = 0;
   private failedSpans = 0;
 
   constructor(
     private readonly inner: SpanExporter,
-    log: ExportFailureLog = stderrWarn,
+    private log: ExportFailureLog = stderrWarn,
     private readonly now: () => number = Date.now,
-  ) {
-    this.log = log;
-  }
+  ) {}
 
   reportTo(log: ExportFailureLog): void {
     this.log = log;
@@ -136,13 +133,9 @@ export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = proce
     const substituted = value.replace(ENV_REF, (_match, name: string) => env[name] as string);
     return substituted === '' ? undefined : substituted;
   };
-  const settings: TracingFileSettings = {};
-  if (typeof raw.enabled === 'boolean') settings.enabled = raw.enabled;
   const endpoint = text(raw.endpoint);
-  if (endpoint) settings.endpoint = endpoint;
   const serviceName = text(raw.serviceName);
-  if (serviceName) settings.serviceName = serviceName;
-  return settings;
+  return { ...(typeof raw.enabled === 'boolean' ? { enabled: raw.enabled } : {}), ...(endpoint ? { endpoint } : {}), ...(serviceName ? { serviceName } : {}) };
 }
 
 const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';

@@ -131,14 +131,10 @@ export class HttpCore {
         request.idempotent === false
           ? response !== undefined && REFUSED_STATUS.has(response.status)
           : transientFailure || (response !== undefined && RETRIABLE_STATUS.has(response.status));
-      if (!retriable || attempt >= maxAttempts) {
-        if (failure) throw failure;
-        return response as HttpResponse;
-      }
       const backoff = Math.random() * backoffBaseMs * 2 ** (attempt - 1);
       const retryAfter = response ? parseRetryAfter(response.headers['retry-after']) : undefined;
       const delay = Math.max(backoff, retryAfter ?? 0);
-      if (waited + delay > maxRetryWaitMs) {
+      if (!retriable || attempt >= maxAttempts || waited + delay > maxRetryWaitMs) {
         if (failure) throw failure;
         return response as HttpResponse;
       }
@@ -174,17 +170,12 @@ export class HttpCore {
     const signal = attempt.signal;
     let code = 'error';
     try {
-      const headers: Record<string, string> = { accept: 'application/json', ...request.headers };
-      let body: string | undefined;
-      if (request.body !== undefined) {
-        body = JSON.stringify(request.body);
-        headers['content-type'] = 'application/json';
-      }
+      const json = request.body !== undefined;
       const response = await this.pool.request({
         method: request.method,
         path: this.prefix + request.path,
-        headers,
-        body,
+        headers: { accept: 'application/json', ...request.headers, ...(json ? { 'content-type': 'application/json' } : {}) },
+        body: json ? JSON.stringify(request.body) : undefined,
         signal,
       } as Dispatcher.RequestOptions);
       code = String(response.statusCode);

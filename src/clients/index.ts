@@ -15,13 +15,8 @@ export interface ClientByKind {
 
 export type AnyClient = ClientByKind[TargetKind];
 
+const CLIENT_CLASSES = { management: ManagementClient, replication: ReplicationClient, storage: StorageClient } as const;
+
 export function createClient(target: TargetConfig, deps: ClientDeps): AnyClient {
-  switch (target.kind) {
-    case 'management':
-      return new ManagementClient(target, deps);
-    case 'replication':
-      return new ReplicationClient(target, deps);
-    case 'storage':
-      return new StorageClient(target, deps);
-  }
+  return new CLIENT_CLASSES[target.kind](target, deps);
 }

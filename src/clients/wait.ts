@@ -9,15 +9,6 @@ export function waitUnlessAborted<T>(promise: Promise<T>, signal: AbortSignal | 
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => reject(abortError());
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
+    void promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

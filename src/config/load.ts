@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parseDocument } from 'yaml';
 import { configSchema, type ParsedConfig, type ParsedTarget, type TargetKind } from './schema';
-import { Secret } from '../util/secret';
+import { Secret, readSecretFile } from '../util/secret';
 import { check, formatPath } from '../util/validation';
 
 export type { TargetKind } from './schema';
@@ -53,22 +53,14 @@ function substituteEnv(node: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[
   return node;
 }
 
-function readSecretFile(file: string, field: string, problems: string[]): string | undefined {
-  try {
-    const content = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-    if (!content) problems.push(`${field}: file ${file} is empty`);
-    return content;
-  } catch (error) {
-    problems.push(`${field}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    return undefined;
-  }
-}
-
 function resolveTarget(target: ParsedTarget, index: number, known: KnownCollectors | undefined, problems: string[]): TargetConfig {
   const at = `targets[${index}]`;
-  const password = target.passwordFile
-    ? readSecretFile(target.passwordFile, `${at}.passwordFile`, problems)
-    : target.password;
+  let password = new Secret(target.password ?? '');
+  if (target.passwordFile) {
+    const read = readSecretFile(target.passwordFile);
+    if ('problem' in read) problems.push(`${at}.passwordFile: ${read.problem}`);
+    else password = read.secret;
+  }
   let ca: string | undefined;
   if (target.tls.caFile) {
     try {
@@ -77,20 +69,16 @@ function resolveTarget(target: ParsedTarget, index: number, known: KnownCollecto
       problems.push(`${at}.tls.caFile: cannot read ${target.tls.caFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
     }
   }
-  if (known) {
-    for (const name of Object.keys(target.collectors)) {
-      if (!known[target.kind].includes(name)) {
-        problems.push(
-          `${at}.collectors.${name}: no such collector for kind ${target.kind} (known: ${known[target.kind].join(', ')})`,
-        );
-      }
+  for (const name of Object.keys(target.collectors)) {
+    if (known && !known[target.kind].includes(name)) {
+      problems.push(`${at}.collectors.${name}: no such collector for kind ${target.kind} (known: ${known[target.kind].join(', ')})`);
     }
   }
   const { password: _p, passwordFile: _f, tls, url, ...rest } = target;
   return {
     ...rest,
     url: url.replace(/\/+$/, ''),
-    password: new Secret(password ?? ''),
+    password,
     tls: { ...(tls.caFile ? { caFile: tls.caFile } : {}), ...(ca ? { ca } : {}), insecureSkipVerify: tls.insecureSkipVerify },
   };
 }

@@ -1,35 +1,25 @@
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import cron from 'node-cron';
 import { parseBytes } from '../util/bytes';
 import { parseDuration } from '../util/duration';
-import { Secret } from '../util/secret';
+import { Secret, readSecretFile } from '../util/secret';
+
+/** A number or a string turned into a number by `parse`; `problem` names a value it gives undefined for. */
+const parsedBy = (parse: (value: number | string) => number | undefined, problem: string) =>
+  z.union([z.number(), z.string()]).transform((value, ctx) => {
+    const parsed = parse(value);
+    if (parsed !== undefined) return parsed;
+    ctx.addIssue({ code: 'custom', message: `"${value}" ${problem}` });
+    return z.NEVER;
+  });
 
 /** A duration given as seconds or a string like "30s", "5m", "24h"; parsed to milliseconds. */
-const duration = z
-  .union([z.number(), z.string()])
-  .transform((value, ctx) => {
-    const ms = parseDuration(value);
-    if (ms === undefined) {
-      ctx.addIssue({ code: 'custom', message: `"${value}" is not a duration (use e.g. 30s, 5m, 24h, 7d)` });
-      return z.NEVER;
-    }
-    return ms;
-  });
+const duration = parsedBy(parseDuration, 'is not a duration (use e.g. 30s, 5m, 24h, 7d)');
 
 const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero');
 
 /** A byte size given as a number of bytes or a string like "64MiB", "512KiB", "100MB"; parsed to bytes. */
-const byteSize = z
-  .union([z.number(), z.string()])
-  .transform((value, ctx) => {
-    const bytes = parseBytes(value);
-    if (bytes === undefined || bytes === 0) {
-      ctx.addIssue({ code: 'custom', message: `"${value}" is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)` });
-      return z.NEVER;
-    }
-    return bytes;
-  });
+const byteSize = parsedBy((value) => parseBytes(value) || undefined, 'is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)');
 
 /**
  * The largest legitimate answers, measured on the simulator's large estate, are
@@ -141,17 +131,9 @@ const basicAuthPassword = z
       }
       return new Secret(value);
     }
-    try {
-      const content = readFileSync(value.passwordFile, 'utf8').replace(/\r?\n$/, '');
-      if (content) return new Secret(content);
-      ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: `file ${value.passwordFile} is empty` });
-    } catch (error) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['passwordFile'],
-        message: `cannot read ${value.passwordFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
-      });
-    }
+    const read = readSecretFile(value.passwordFile);
+    if ('secret' in read) return read.secret;
+    ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: read.problem });
     return z.NEVER;
   });
 

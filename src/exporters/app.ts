@@ -55,16 +55,12 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
 
   app.get('/probe', async (req, res) => {
     const target = typeof req.query.target === 'string' ? req.query.target : undefined;
-    const elsewhere = target && !deps.targetNames().includes(target) ? deps.collectedElsewhere?.(target) : undefined;
-    if (target && elsewhere) {
-      res
-        .status(400)
-        .type('text/plain')
-        .send(`target "${target}" is collected by shard ${elsewhere.shard}, not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`);
-      return;
-    }
     if (!target || !deps.targetNames().includes(target)) {
-      res.status(400).type('text/plain').send(target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n');
+      const elsewhere = target ? deps.collectedElsewhere?.(target) : undefined;
+      const message = elsewhere
+        ? `target "${target}" is collected by shard ${elsewhere.shard}, not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`
+        : target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n';
+      res.status(400).type('text/plain').send(message);
       return;
     }
     res.set('Content-Type', CONTENT_TYPE).send(await deps.renderer.render(target));

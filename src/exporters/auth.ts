@@ -46,12 +46,7 @@ const DEFAULT_COST = 10;
  */
 const decoys = new Map<number, string>();
 function decoyHash(users: NonNullable<BasicAuthUsers>): string {
-  let cost = 0;
-  for (const secret of Object.values(users)) {
-    const value = secret.reveal();
-    if (isBcryptHash(value)) cost = Math.max(cost, costOf(value));
-  }
-  cost ||= DEFAULT_COST;
+  const cost = Math.max(0, ...Object.values(users).map((secret) => secret.reveal()).filter(isBcryptHash).map(costOf)) || DEFAULT_COST;
   let decoy = decoys.get(cost);
   if (!decoy) {
     // "$2b$NN$" + 22 salt characters, then 31 digest characters taken from two more salts

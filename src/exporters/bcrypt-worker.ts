@@ -37,9 +37,7 @@ parentPort.on('message', ({ id, password, hash }) => {
   let matched = false;
   try {
     matched = bcrypt.compareSync(password, hash);
-  } catch {
-    matched = false;
-  }
+  } catch {}
   parentPort.postMessage({ id, matched });
 });
 `;

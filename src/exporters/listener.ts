@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { ExporterConfig } from '../config/load';
@@ -11,13 +12,8 @@ export async function listen(app: RequestListener, web: WebSettings): Promise<Se
   // Slow or idle clients must not pin sockets forever.
   server.requestTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(web.port, web.listenAddress, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  server.listen(web.port, web.listenAddress);
+  await once(server, 'listening'); // rejects on an 'error' first (e.g. EADDRINUSE)
   return server;
 }
 

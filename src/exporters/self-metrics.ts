@@ -12,43 +12,27 @@ import { VERSION } from '../version';
 
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-type SelfMetricName =
-  | 'dataprotect_api_requests_total'
-  | 'dataprotect_api_request_duration_seconds'
-  | 'dataprotect_exporter_build_info'
-  | 'dataprotect_exporter_first_round_complete'
-  | 'dataprotect_config_last_reload_successful'
-  | 'dataprotect_config_last_reload_success_timestamp_seconds'
-  | 'dataprotect_otlp_dropped_total';
-
 /** Series of the exporter as a whole: served on /metrics, not on a target's /probe. */
-const EXPORTER_WIDE = new Set<string>([
+const EXPORTER_WIDE = [
   'dataprotect_exporter_build_info',
   'dataprotect_exporter_first_round_complete',
   'dataprotect_config_last_reload_successful',
   'dataprotect_config_last_reload_success_timestamp_seconds',
   'dataprotect_otlp_dropped_total',
-]);
+] as const;
 
-function declare(name: SelfMetricName) {
-  const family = metricFamily(name);
-  return { name: family.name, help: family.help, labelNames: [...family.labels] };
-}
+type SelfMetricName = 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | (typeof EXPORTER_WIDE)[number];
 
 export class SelfMetrics implements RequestObserver {
   private readonly registry = new Registry();
   private readonly processRegistry = new Registry();
-  private readonly apiRequests = new Counter({ ...declare('dataprotect_api_requests_total'), registers: [this.registry] });
-  private readonly apiDuration = new Histogram({
-    ...declare('dataprotect_api_request_duration_seconds'),
-    buckets: API_DURATION_BUCKETS,
-    registers: [this.registry],
-  });
-  private readonly buildInfo = new Gauge({ ...declare('dataprotect_exporter_build_info'), registers: [this.registry] });
-  private readonly otlpDropped = new Counter({ ...declare('dataprotect_otlp_dropped_total'), registers: [this.registry] });
-  private readonly firstRoundComplete = new Gauge({ ...declare('dataprotect_exporter_first_round_complete'), registers: [this.registry] });
-  private readonly reloadSuccessful = new Gauge({ ...declare('dataprotect_config_last_reload_successful'), registers: [this.registry] });
-  private readonly reloadSuccessTime = new Gauge({ ...declare('dataprotect_config_last_reload_success_timestamp_seconds'), registers: [this.registry] });
+  private readonly apiRequests = new Counter(this.declare('dataprotect_api_requests_total'));
+  private readonly apiDuration = new Histogram({ ...this.declare('dataprotect_api_request_duration_seconds'), buckets: API_DURATION_BUCKETS });
+  private readonly buildInfo = new Gauge(this.declare('dataprotect_exporter_build_info'));
+  private readonly otlpDropped = new Counter(this.declare('dataprotect_otlp_dropped_total'));
+  private readonly firstRoundComplete = new Gauge(this.declare('dataprotect_exporter_first_round_complete'));
+  private readonly reloadSuccessful = new Gauge(this.declare('dataprotect_config_last_reload_successful'));
+  private readonly reloadSuccessTime = new Gauge(this.declare('dataprotect_config_last_reload_success_timestamp_seconds'));
 
   constructor(options: { processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
@@ -85,7 +69,7 @@ export class SelfMetrics implements RequestObserver {
     const out = new Map<string, string>();
     for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.reloadSuccessful, this.reloadSuccessTime]) {
       const data = await metric.get();
-      if (target !== undefined && EXPORTER_WIDE.has(data.name)) continue;
+      if (target !== undefined && (EXPORTER_WIDE as readonly string[]).includes(data.name)) continue;
       let text = '';
       for (const value of data.values) {
         if (target !== undefined && value.labels.target !== target) continue;
@@ -97,6 +81,12 @@ export class SelfMetrics implements RequestObserver {
       if (text) out.set(data.name, text);
     }
     return out;
+  }
+
+  /** The catalog's name, help and labels of a self-metric, registered in the registry of familiesText(). */
+  private declare(name: SelfMetricName) {
+    const family = metricFamily(name);
+    return { name: family.name, help: family.help, labelNames: [...family.labels], registers: [this.registry] };
   }
 
   /** Node.js process metrics (process_*, nodejs_*), for /metrics only. */

@@ -1,15 +1,10 @@
+import { setTimeout } from 'node:timers/promises';
+
 /** A timer that ends early, rejecting with the signal's reason, when the signal aborts. */
-export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal?.reason);
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
+export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  try {
+    await setTimeout(ms, undefined, signal ? { signal } : {});
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error;
+  }
 }

@@ -70,27 +70,23 @@ export function lk(name: string, pattern: string): Filter {
   return Filter.of(`${field(name)} lk ${quote(pattern)}`);
 }
 
-/** `field in ("a","b")`; an empty list is refused (the grammar has no empty list). */
-export function isIn(name: string, values: readonly FilterValue[]): Filter {
-  if (values.length === 0) throw new TypeError(`empty list for ${name} in (...)`);
-  return Filter.of(`${field(name)} in (${values.map(literal).join(',')})`);
+/** `field in (...)` and `field not in (...)`; an empty list is refused (the grammar has no empty list). */
+function membership(op: string) {
+  return (name: string, values: readonly FilterValue[]): Filter => {
+    if (values.length === 0) throw new TypeError(`empty list for ${name} ${op} (...)`);
+    return Filter.of(`${field(name)} ${op} (${values.map(literal).join(',')})`);
+  };
 }
 
+/** `field in ("a","b")` */
+export const isIn = membership('in');
 /** `field not in ("a","b")`: also true for an item whose field is null. */
-export function notIn(name: string, values: readonly FilterValue[]): Filter {
-  if (values.length === 0) throw new TypeError(`empty list for ${name} not in (...)`);
-  return Filter.of(`${field(name)} not in (${values.map(literal).join(',')})`);
-}
+export const notIn = membership('not in');
 
 /** `field eq null` */
-export function isNull(name: string): Filter {
-  return Filter.of(`${field(name)} eq null`);
-}
-
+export const isNull = (name: string): Filter => eq(name, null);
 /** `field ne null` */
-export function notNull(name: string): Filter {
-  return Filter.of(`${field(name)} ne null`);
-}
+export const notNull = (name: string): Filter => ne(name, null);
 
 function join(connective: 'and' | 'or', parts: ReadonlyArray<Filter | undefined>): Filter {
   const present = parts.filter((p): p is Filter => p !== undefined);

@@ -37,6 +37,9 @@ const timestamp = z.string().transform((text, ctx) => {
 
 const nullableString = z.string().nullish();
 
+/** what an asset says of its policy, or an activity of its asset or policy */
+const reference = z.object({ id: nullableString, name: nullableString, type: nullableString });
+
 export const loginResponseSchema = z.object({
   access_token: z.string().min(1),
   expires_in: z.number().positive().nullish(),
@@ -56,12 +59,8 @@ export const assetSchema = z.object({
   lastAvailableCopyTime: timestamp.nullable(),
   updatedAt: timestamp.nullish(),
   /** the products' top-level policy reference; wins over _embedded (present only with expand) */
-  protectionPolicy: z.object({ id: nullableString, name: nullableString, type: nullableString }).nullish(),
-  _embedded: z
-    .object({
-      protectionPolicy: z.object({ id: nullableString, name: nullableString, type: nullableString }).nullish(),
-    })
-    .nullish(),
+  protectionPolicy: reference.nullish(),
+  _embedded: z.object({ protectionPolicy: reference.nullish() }).nullish(),
 });
 export type Asset = z.output<typeof assetSchema>;
 
@@ -102,9 +101,6 @@ export const copyMetricsSchema = z.object({
     .nullish(),
 });
 export type CopyMetrics = z.output<typeof copyMetricsSchema>;
-
-/** what an activity says of its asset or policy */
-const reference = z.object({ id: z.string().nullish(), name: z.string().nullish(), type: z.string().nullish() });
 
 export const activitySchema = z.object({
   id: z.string().min(1),

@@ -53,8 +53,7 @@ function itemSchema(schema: z.ZodObject, fields: readonly string[]): z.ZodType {
   let item = byFields.get(key);
   if (!item) {
     const shape = schema.shape as Record<string, z.ZodType>;
-    item = fields.length > 0 ? z.object(Object.fromEntries(fields.map((field) => [field, shape[field] as z.ZodType]))) : schema;
-    byFields.set(key, item);
+    byFields.set(key, (item = fields.length > 0 ? z.object(Object.fromEntries(fields.map((field) => [field, shape[field] as z.ZodType]))) : schema));
   }
   return item;
 }

@@ -6,13 +6,9 @@
  * labels, so that one record missing a label field does not void a whole list.
  */
 import { z } from 'zod';
-import { idString, openEnum } from '../response';
+import { idString, openEnum, optional } from '../response';
 
-/** A string that may be omitted or null; read as undefined then. */
-const optionalString = z
-  .string()
-  .nullish()
-  .transform((value) => value ?? undefined);
+const optionalString = optional(z.string());
 
 export const VM_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 export const VM_ROLES = ['PRODUCTION', 'REPLICA'] as const;

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
-import { parseJson, type HttpCore, type HttpResponse } from '../http';
+import { parseJson, type HttpCore } from '../http';
 import { queryString } from '../query-string';
 import { errorForStatus, validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
@@ -146,10 +146,8 @@ export class StorageClient {
       const body = await this.getJson(resource, signal, query);
       const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
       // The newest first is asked for; taking the maximum also survives a server that ignores sort on a short list.
-      const newest = items.reduce<CapacitySample | undefined>(
-        (latest, sample) => (latest === undefined || sample.collection_epoch > latest.collection_epoch ? sample : latest),
-        undefined,
-      );
+      let newest: CapacitySample | undefined;
+      for (const sample of items) if (!newest || sample.collection_epoch > newest.collection_epoch) newest = sample;
       return newest && capacityOfTier(newest, tier, resource.endpoint);
     });
   }
@@ -223,24 +221,20 @@ export class StorageClient {
     return items;
   }
 
-  /** GET, a 200 required, JSON parsed. */
+  /** GET with the session's token (see TokenSession.send for the 401), a 200 required, JSON parsed. */
   private async getJson(resource: ResourcePath, signal: AbortSignal | undefined, query: Record<string, string | number> = {}): Promise<unknown> {
-    const response = await this.send(resource.path + queryString(query), resource.endpoint, signal);
-    if (response.status !== 200) throw errorForStatus(response, resource.endpoint);
-    return parseJson(response, resource.endpoint);
-  }
-
-  /** Sends with the session's token (see TokenSession.send for the 401). */
-  private send(path: string, endpoint: string, signal: AbortSignal | undefined): Promise<HttpResponse> {
-    return this.session.send(endpoint, signal, (token) =>
+    const { endpoint } = resource;
+    const response = await this.session.send(endpoint, signal, (token) =>
       this.http.request({
         method: 'GET',
-        path,
+        path: resource.path + queryString(query),
         endpoint,
         headers: { accept: 'application/json', [TOKEN_HEADER]: token },
         ...(signal ? { signal } : {}),
       }),
     );
+    if (response.status !== 200) throw errorForStatus(response, endpoint);
+    return parseJson(response, endpoint);
   }
 }
 
@@ -276,19 +270,9 @@ export function chooseMode(listed: readonly ManagedSystem[] | undefined, self: S
 }
 
 function applianceDiscovery(details: SystemDetails): StorageDiscovery {
-  return {
-    mode: 'appliance',
-    systems: [
-      {
-        // The uuid is the id a management center lists the appliance under; "0" only if the appliance gives none.
-        id: details.uuid ? plainSystemId(details.uuid) : LOCAL_SYSTEM_ID,
-        pathId: LOCAL_SYSTEM_ID,
-        name: details.name,
-        ...(details.model !== undefined ? { model: details.model } : {}),
-        ...(details.version !== undefined ? { version: details.version } : {}),
-      },
-    ],
-  };
+  // The uuid is the id a management center lists the appliance under; "0" only if the appliance gives none.
+  const id = details.uuid ? plainSystemId(details.uuid) : LOCAL_SYSTEM_ID;
+  return { mode: 'appliance', systems: [systemRef(id, LOCAL_SYSTEM_ID, details)] };
 }
 
 /** One ref per distinct id (a system listed twice would give duplicate series). */
@@ -296,11 +280,15 @@ function toRefs(systems: readonly ManagedSystem[]): StorageSystemRef[] {
   const seen = new Set<string>();
   return systems
     .filter((system) => !seen.has(plainSystemId(system.id)) && Boolean(seen.add(plainSystemId(system.id))))
-    .map((system) => ({
-    id: plainSystemId(system.id),
-    pathId: systemPathSegment(system.id),
+    .map((system) => systemRef(plainSystemId(system.id), systemPathSegment(system.id), system));
+}
+
+function systemRef(id: string, pathId: string, system: SystemDetails | ManagedSystem): StorageSystemRef {
+  return {
+    id,
+    pathId,
     name: system.name,
     ...(system.model !== undefined ? { model: system.model } : {}),
     ...(system.version !== undefined ? { version: system.version } : {}),
-    }));
+  };
 }

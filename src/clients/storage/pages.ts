@@ -25,11 +25,8 @@ export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint:
   const links = linkResponseSchema.safeParse(body);
   if (!links.success) return;
   const rels = links.data.link.map((l) => l.rel ?? '?').slice(0, 8).join(', ');
-  throw new ApiError(
-    'protocol',
-    endpoint,
-    `${pathOnly(path)} returned a link response (links: ${rels || 'none'}) instead of data: the path is incomplete`,
-  );
+  const pathOnly = path.split('?', 1)[0] as string;
+  throw new ApiError('protocol', endpoint, `${pathOnly} returned a link response (links: ${rels || 'none'}) instead of data: the path is incomplete`);
 }
 
 export interface Page<T> {
@@ -84,9 +81,4 @@ export function nextPage(page: number, size: number, received: Page<unknown>, co
   }
   if (page + 1 >= maxPages({ maxItems, pageSize: size })) throw tooManyPages(endpoint, `${collected} entries after ${page + 1} pages`, { maxItems, pageSize: size });
   return page + 1;
-}
-
-function pathOnly(path: string): string {
-  const q = path.indexOf('?');
-  return q === -1 ? path : path.slice(0, q);
 }

@@ -53,15 +53,11 @@ function systemPath(collectionBase: string, systemPathId: string, resource: stri
  * arrives encoded is decoded first, so it is never encoded twice.
  */
 export function systemPathSegment(id: string): string {
-  return encodeURIComponent(decodeOnce(id));
+  return encodeURIComponent(plainSystemId(id));
 }
 
-/** The id in its plain form (the `system_id` label). */
+/** The id in its plain form (the `system_id` label): decoded once when it arrives encoded. */
 export function plainSystemId(id: string): string {
-  return decodeOnce(id);
-}
-
-function decodeOnce(id: string): string {
   if (!/%[0-9A-Fa-f]{2}/.test(id)) return id;
   try {
     return decodeURIComponent(id);

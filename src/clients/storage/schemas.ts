@@ -6,16 +6,10 @@
  * does not void a whole list. Byte counts are integers in JSON numbers.
  */
 import { z } from 'zod';
-import { idString, openEnum } from '../response';
+import { idString, openEnum, optional } from '../response';
 
-const optionalString = z
-  .string()
-  .nullish()
-  .transform((value) => value ?? undefined);
-const optionalNumber = z
-  .number()
-  .nullish()
-  .transform((value) => value ?? undefined);
+const optionalString = optional(z.string());
+const optionalNumber = optional(z.number());
 const bytes = z.number().nonnegative();
 
 export const CAPACITY_TIERS = ['active', 'cloud', 'total'] as const;
@@ -57,7 +51,7 @@ export const managedSystemSchema = z.object({
 export const tierCapacitySchema = z.object({
   tier: z.string(),
   physical_capacity: physicalCapacitySchema,
-  logical_capacity: logicalCapacitySchema.nullish().transform((value) => value ?? undefined),
+  logical_capacity: optional(logicalCapacitySchema),
   compression_factor: optionalNumber,
 });
 
@@ -68,13 +62,10 @@ export const tierCapacitySchema = z.object({
  */
 export const capacitySampleSchema = z.object({
   collection_epoch: z.number(),
-  physical_capacity: physicalCapacitySchema.nullish().transform((value) => value ?? undefined),
-  logical_capacity: logicalCapacitySchema.nullish().transform((value) => value ?? undefined),
+  physical_capacity: optional(physicalCapacitySchema),
+  logical_capacity: optional(logicalCapacitySchema),
   compression_factor: optionalNumber,
-  tier_capacity_usage: z
-    .array(tierCapacitySchema)
-    .nullish()
-    .transform((value) => value ?? undefined),
+  tier_capacity_usage: optional(z.array(tierCapacitySchema)),
 });
 
 /** An item of alert_list. */
@@ -93,8 +84,8 @@ export const replicationContextSchema = z.object({
   id: idString,
   mode: optionalString,
   state: openEnum(REPLICATION_STATES),
-  enabled: z.boolean().nullish().transform((value) => value ?? undefined),
-  connected: z.boolean().nullish().transform((value) => value ?? undefined),
+  enabled: optional(z.boolean()),
+  connected: optional(z.boolean()),
   sourceMtreePath: optionalString,
   destinationMtreePath: optionalString,
   /** seconds since the epoch of the last synchronisation; absent before the first */

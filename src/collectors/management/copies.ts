@@ -208,11 +208,7 @@ export function aggregate(copies: readonly Copy[], now: number): Map<string, Loc
 
 /** The entry without the copies whose retention time has passed (a new object; the old state stays intact). */
 export function dropExpired(entry: AssetCopies, now: number): AssetCopies {
-  let anyExpired = false;
-  for (const copies of entry.locations.values()) {
-    if (copies.expiries.length > 0 && (copies.expiries[0] as number) <= now) anyExpired = true;
-  }
-  if (!anyExpired) return entry;
+  if (![...entry.locations.values()].some((copies) => (copies.expiries[0] ?? Infinity) <= now)) return entry;
   const locations = new Map<string, LocationCopies>();
   for (const [location, copies] of entry.locations) {
     let expired = 0;
