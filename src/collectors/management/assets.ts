@@ -95,7 +95,8 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       let seconds = rpoSecondsByPolicy.get(key);
       if (seconds === undefined) {
         const schedule = asset.policyId === null ? undefined : schedules.byId.get(asset.policyId);
-        rpoSecondsByPolicy.set(key, (seconds = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, ctx.settings).ms / 1000));
+        seconds = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, ctx.settings).ms / 1000;
+        rpoSecondsByPolicy.set(key, seconds);
       }
       return seconds;
     };
