@@ -176,13 +176,19 @@ export class EstateEventForwarder {
 
   private resourceOf(target: string): Resource {
     let resource = this.resources.get(target);
-    if (!resource) this.resources.set(target, (resource = resourceFromAttributes({ 'service.name': this.options.serviceName, 'dataprotect.target': target })));
+    if (!resource) {
+      resource = resourceFromAttributes({ 'service.name': this.options.serviceName, 'dataprotect.target': target });
+      this.resources.set(target, resource);
+    }
     return resource;
   }
 
   private mapOf<V>(maps: Map<string, Map<string, V>>, target: string): Map<string, V> {
     let map = maps.get(target);
-    if (!map) maps.set(target, (map = new Map()));
+    if (!map) {
+      map = new Map();
+      maps.set(target, map);
+    }
     return map;
   }
 }
