@@ -12,6 +12,7 @@ import { promisify } from 'node:util';
 import type { HistogramSample, Sample } from '../collectors/types';
 import type { CollectorRecord } from '../snapshot/store';
 import { formatHistogram, formatSample } from './format';
+import { ITEMS_PER_TURN } from '../util/turns';
 import type { BodyEncoding } from './exposition';
 
 /**
@@ -25,13 +26,13 @@ export const GZIP_OPTIONS = { level: 1 } as const;
 const gzipAsync = promisify(gzip);
 
 /**
- * Exposition lines formatted in one turn of the event loop (a few
- * milliseconds of work), counted across the families of a result. A
+ * Exposition lines formatted in one turn of the event loop, counted across
+ * the families of a result, as many as forEachInTurns handles items. A
  * 10,000-asset estate's results hold 120,000 series: formatted in one go
  * they hold the loop for 100-400 ms, and a scrape that arrives meanwhile
  * waits that long (the HA pair's p99 in `npm run bench`).
  */
-const LINES_PER_TURN = 2_000;
+const LINES_PER_TURN = ITEMS_PER_TURN;
 
 interface FamilySeries {
   readonly samples: Sample[];

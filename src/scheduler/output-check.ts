@@ -35,7 +35,7 @@ class OutputChecker {
   constructor(private readonly target: string) {}
 
   /** The series' labels in catalog order; throws when the series is not what its family allows, or was seen before. */
-  labelsOf(name: string, labels: Labels, expectHistogram: boolean): Labels {
+  private labelsOf(name: string, labels: Labels, expectHistogram: boolean): Labels {
     const family = metricFamily(name);
     if ((family.type === 'histogram') !== expectHistogram) throw new Error(`${name} is a ${family.type}, returned as ${expectHistogram ? 'a histogram' : 'a sample'}`);
     if (Object.keys(labels).length !== family.labels.length || family.labels.some((label) => typeof labels[label] !== 'string')) {

@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 /** Items handled in one turn of the event loop: a few milliseconds of work. */
-const ITEMS_PER_TURN = 2_000;
+export const ITEMS_PER_TURN = 2_000;
 
 /**
  * Calls `each` for every item, ITEMS_PER_TURN items per turn of the event loop.
