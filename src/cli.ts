@@ -98,7 +98,7 @@ export function writeAtomically(file: string, content: string): void {
 }
 
 async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<number> {
-  const exporter = new Exporter(config, logger, { processMetrics: false });
+  const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true });
   try {
     const results = await exporter.runtime.runOnce();
     const text = await exporter.renderer.render();
@@ -117,7 +117,7 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
 }
 
 async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
-  const exporter = new Exporter(config, logger);
+  const exporter = new Exporter(config, logger, context.tracing ? { tracing: context.tracing.plan } : {});
   await exporter.start();
   const reloader = new ConfigReloader({
     file: options.config,

@@ -5,7 +5,6 @@ import { ApiError } from '../errors';
 import { parseJson, type HttpCore } from '../http';
 import { expectStatus, parseBody, shapeError } from '../response';
 import { check } from '../../util/validation';
-import { forEachInTurns } from '../../util/turns';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQueryString, renamedQuery, type ListQuery } from './query';
 import {
@@ -160,8 +159,7 @@ export class ReplicationClient {
     const item = itemSchema(schema, query.fields);
     const items: unknown[] = new Array(body.length);
     const renames = serverNames ? Object.entries(serverNames) : [];
-    // The lists are unpaged: 25,000 VMs on a large estate, checked a chunk per turn of the event loop.
-    await forEachInTurns(body as unknown[], (raw, index) => {
+    (body as unknown[]).forEach((raw, index) => {
       const checked = check(item, withInternalNames(raw, renames), { at: `[${index}]` });
       if (!checked.ok) throw shapeError(endpoint, checked.problems, response.status);
       items[index] = checked.value;

@@ -1,0 +1,179 @@
+/**
+ * The serving thread's side of collection: starts the collection thread
+ * (worker.ts) with its heap ceiling, mirrors what it reports into a store
+ * of ready results, and restarts it with back-off when it dies (out of
+ * memory, a crash). While it is down, scrapes go on with the last results
+ * under the usual staleness rules and its collectors report failure.
+ */
+import { Worker } from 'node:worker_threads';
+import { extname, join } from 'node:path';
+import type { Logger } from 'pino';
+import type { ExporterConfig } from '../config/load';
+import type { RunResult } from '../scheduler/job';
+import { SnapshotStore } from '../snapshot/store';
+import { ownedTargetNames, shardAssignment, type ShardAssignment } from '../scheduler/sharding';
+import type { TracingPlan } from '../tracing';
+import { HostLink } from './link';
+import { toWire, type ConfigChange, type FromWorker, type RequestEvent } from './protocol';
+
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 5 * 60_000;
+/**
+ * How long a stop waits for the collection thread to end its runs (it
+ * aborts their requests after 5 s) and log out (at most 5 s) before it is
+ * terminated: inside the 60 s grace period of the shipped manifests.
+ */
+const STOP_DEADLINE_MS = 15_000;
+
+/** Why the collection thread ended without being asked to (the reason label of dataprotect_exporter_collection_restarts_total). */
+export type RestartReason = 'out_of_memory' | 'crash' | 'exit';
+
+export interface CollectionHostDeps {
+  logger: Logger;
+  tracing?: TracingPlan;
+  onRequests: (events: readonly RequestEvent[]) => void;
+  onOtlpDropped: (signal: 'traces' | 'logs', count: number) => void;
+  /** told whenever a target's first round has ended (see firstRoundComplete) */
+  onFirstRound: () => void;
+  onRestart: (reason: RestartReason) => void;
+}
+
+/** The worker's module beside this one: compiled JavaScript, or TypeScript under tsx and ts-jest (loaded through tsx). */
+function workerEntry(): { file: string; execArgv?: string[] } {
+  const extension = extname(__filename);
+  return { file: join(__dirname, `worker${extension}`), ...(extension === '.ts' ? { execArgv: ['--import', 'tsx'] } : {}) };
+}
+
+export class CollectionHost {
+  readonly store = new SnapshotStore();
+  private worker: Worker | undefined;
+  private link: HostLink | undefined;
+  private firstRoundDone = false;
+  private scheduling = false;
+  private stopping = false;
+  private backoffMs = FIRST_BACKOFF_MS;
+  private restartTimer: NodeJS.Timeout | undefined;
+  /** the error the thread reported before it exited */
+  private lastError: Error | undefined;
+
+  constructor(
+    private config: ExporterConfig,
+    private readonly deps: CollectionHostDeps,
+  ) {
+    this.spawn();
+  }
+
+  get settings(): ExporterConfig['collection'] {
+    return this.config.collection;
+  }
+
+  get currentConfig(): ExporterConfig {
+    return this.config;
+  }
+
+  targetNames(): string[] {
+    return ownedTargetNames(this.config);
+  }
+
+  shardAssignment(): ShardAssignment {
+    return shardAssignment(this.config);
+  }
+
+  /** Whether every collector of the running collection thread has finished a first run (see ExporterRuntime). */
+  firstRoundComplete(): boolean {
+    return this.firstRoundDone;
+  }
+
+  /** A first round right away, then every collector on its schedule (again after every restart). */
+  start(): void {
+    this.scheduling = true;
+    this.link?.send({ type: 'schedule' });
+  }
+
+  runOnce(): Promise<RunResult[]> {
+    return this.connected().call<RunResult[]>({ type: 'runOnce' });
+  }
+
+  /** Applies a validated configuration in the collection thread (the next one starts with it if that one is down). */
+  async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
+    this.config = next;
+    return this.connected().call<ConfigChange>({ type: 'apply', config: toWire(next) });
+  }
+
+  /** Ends the collection thread at once, as a crash would (it is restarted): for tests of the restart. */
+  async interrupt(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  /** Lets the collection thread stop its runs and log out, within STOP_DEADLINE_MS; then it is terminated. */
+  async stop(deadlineMs = STOP_DEADLINE_MS): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (!worker || !this.link) return;
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
+    await Promise.race([this.link.call({ type: 'stop' }).catch(() => undefined), deadline]);
+    clearTimeout(timer);
+    await worker.terminate();
+  }
+
+  private connected(): HostLink {
+    if (!this.link) throw new Error('the collection thread is restarting; try again');
+    return this.link;
+  }
+
+  private spawn(): void {
+    const { file, execArgv } = workerEntry();
+    const worker = new Worker(file, {
+      workerData: { config: toWire(this.config), ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}) },
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(16, Math.floor(this.config.collection.heapLimit / 1024 ** 2)) },
+      ...(execArgv ? { execArgv } : {}),
+      stdout: false,
+      stderr: false,
+    });
+    const link = new HostLink(worker);
+    this.worker = worker;
+    this.link = link;
+    this.lastError = undefined;
+    this.firstRoundDone = false;
+    // Targets a reload removed while the thread was down: the new one never reports them.
+    const owned = new Set(this.targetNames());
+    for (const record of this.store.all()) if (!owned.has(record.target)) this.store.remove(record.target, record.collector);
+    worker.on('message', (message: FromWorker) => this.receive(link, message));
+    worker.on('error', (error) => (this.lastError = error));
+    worker.on('exit', (code) => this.exited(worker, code));
+    if (this.scheduling) link.send({ type: 'schedule' });
+  }
+
+  private receive(link: HostLink, message: FromWorker): void {
+    if (message.type === 'record') this.store.mirror(message.record);
+    else if (message.type === 'removed') this.store.remove(message.target, message.collector);
+    else if (message.type === 'requests') this.deps.onRequests(message.events);
+    else if (message.type === 'otlpDropped') this.deps.onOtlpDropped(message.signal, message.count);
+    else if (message.type === 'reply') link.replied(message);
+    else {
+      this.firstRoundDone = message.complete;
+      // A thread that finished its first round works: its next death starts the back-off afresh.
+      if (message.complete) this.backoffMs = FIRST_BACKOFF_MS;
+      this.deps.onFirstRound();
+    }
+  }
+
+  private exited(worker: Worker, code: number): void {
+    if (worker !== this.worker) return;
+    this.link?.failAll(new Error('the collection thread stopped'));
+    this.worker = undefined;
+    this.link = undefined;
+    if (this.stopping) return;
+    const error = this.lastError as (Error & { code?: string }) | undefined;
+    const reason: RestartReason = error?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out_of_memory' : error ? 'crash' : 'exit';
+    this.store.collectionLost(`the collection thread stopped (${reason.replace(/_/g, ' ')})`, Date.now());
+    this.firstRoundDone = false;
+    this.deps.onFirstRound();
+    this.deps.onRestart(reason);
+    this.deps.logger.error({ reason, code, err: error, restartInMs: this.backoffMs }, 'the collection thread stopped; restarting it');
+    this.restartTimer = setTimeout(() => this.spawn(), this.backoffMs);
+    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+  }
+}
