@@ -14,7 +14,7 @@ import { SnapshotStore } from '../snapshot/store';
 import { ownedTargetNames, shardAssignment, type ShardAssignment } from '../scheduler/sharding';
 import type { TracingPlan } from '../tracing';
 import { HostLink } from './link';
-import { toWire, type ConfigChange, type FromWorker, type RequestEvent } from './protocol';
+import { toWire, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
 
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -31,6 +31,8 @@ export type RestartReason = 'out_of_memory' | 'crash' | 'exit';
 export interface CollectionHostDeps {
   logger: Logger;
   tracing?: TracingPlan;
+  /** modules the collection thread loads first (the bench's instrumentation) */
+  preload?: string[];
   onRequests: (events: readonly RequestEvent[]) => void;
   onOtlpDropped: (signal: 'traces' | 'logs', count: number) => void;
   /** told whenever a target's first round has ended (see firstRoundComplete) */
@@ -38,10 +40,21 @@ export interface CollectionHostDeps {
   onRestart: (reason: RestartReason) => void;
 }
 
-/** The worker's module beside this one: compiled JavaScript, or TypeScript under tsx and ts-jest (loaded through tsx). */
-function workerEntry(): { file: string; execArgv?: string[] } {
+/**
+ * Loads the worker's module beside this one: compiled JavaScript, or
+ * TypeScript (under tsx and ts-jest) through tsx's require hook. Evaluated
+ * from source, as a worker's execArgv cannot bring a loader along.
+ */
+const BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+if (workerData.loader) require(workerData.loader);
+for (const module of workerData.preload ?? []) require(module);
+require(workerData.entry);
+`;
+
+function workerEntry(): { entry: string; loader?: string } {
   const extension = extname(__filename);
-  return { file: join(__dirname, `worker${extension}`), ...(extension === '.ts' ? { execArgv: ['--import', 'tsx'] } : {}) };
+  return { entry: join(__dirname, `worker${extension}`), ...(extension === '.ts' ? { loader: require.resolve('tsx/cjs') } : {}) };
 }
 
 export class CollectionHost {
@@ -90,6 +103,11 @@ export class CollectionHost {
     this.link?.send({ type: 'schedule' });
   }
 
+  /** Moves the collection clock ahead of real time (the bench keeps it on its simulator's). */
+  advanceClock(ms: number): void {
+    this.link?.send({ type: 'advanceClock', ms });
+  }
+
   runOnce(): Promise<RunResult[]> {
     return this.connected().call<RunResult[]>({ type: 'runOnce' });
   }
@@ -124,13 +142,16 @@ export class CollectionHost {
   }
 
   private spawn(): void {
-    const { file, execArgv } = workerEntry();
-    const worker = new Worker(file, {
-      workerData: { config: toWire(this.config), ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}) },
+    const start: WorkerStart = {
+      config: toWire(this.config),
+      logLevel: this.deps.logger.level,
+      ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}),
+      ...(this.deps.preload ? { preload: this.deps.preload } : {}),
+    };
+    const worker = new Worker(BOOTSTRAP, {
+      eval: true,
+      workerData: { ...start, ...workerEntry() },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(16, Math.floor(this.config.collection.heapLimit / 1024 ** 2)) },
-      ...(execArgv ? { execArgv } : {}),
-      stdout: false,
-      stderr: false,
     });
     const link = new HostLink(worker);
     this.worker = worker;

@@ -17,11 +17,11 @@ export class HostLink {
 
   constructor(private readonly port: Port) {}
 
-  send(message: Extract<ToWorker, { type: 'schedule' }>): void {
+  send(message: Extract<ToWorker, { type: 'schedule' | 'advanceClock' }>): void {
     this.port.postMessage(message);
   }
 
-  call<T>(message: WithoutId<Exclude<ToWorker, { type: 'schedule' }>>): Promise<T> {
+  call<T>(message: WithoutId<Exclude<ToWorker, { type: 'schedule' | 'advanceClock' }>>): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
       this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });

@@ -25,6 +25,10 @@ export function fromWire(config: WireConfig): ExporterConfig {
 /** What the collection thread starts from. */
 export interface WorkerStart {
   config: WireConfig;
+  /** the serving thread's log level (its logger's, which tests silence) */
+  logLevel: string;
+  /** modules loaded before the collection thread starts (the bench's instrumentation) */
+  preload?: string[];
   tracing?: TracingPlan;
 }
 
@@ -47,6 +51,8 @@ export interface ConfigChange {
 /** Asked of the collection thread; each `id` is answered by one reply. */
 export type ToWorker =
   | { type: 'schedule' }
+  /** moves the collection clock ahead of real time (the bench keeps it on its simulator's) */
+  | { type: 'advanceClock'; ms: number }
   | { type: 'runOnce'; id: number }
   | { type: 'apply'; id: number; config: WireConfig }
   | { type: 'stop'; id: number };

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import type { RequestObserver } from '../clients/http';
+import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
 import { ExporterRuntime } from '../runtime';
 import { forwarderFor } from '../otlp/forwarder';
@@ -53,12 +54,15 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
   const tracing = tryStartTracing(start);
   const link = new WorkerLink(port);
   const config = fromWire(start.config);
-  const logger = createLogger(config.logLevel, 1).child({ thread: 'collection' });
+  const logger = createLogger(start.logLevel as LevelWithSilent, 1).child({ thread: 'collection' });
   tracing?.reportTo((fields, message) => logger.warn(fields, message));
   const requests = new RequestBatch(link);
-  const events = forwarderFor(config, logger, (signal, count) => link.send({ type: 'otlpDropped', signal, count }), () => new Date());
+  let clockOffsetMs = 0;
+  const now = (): Date => new Date(Date.now() + clockOffsetMs);
+  const events = forwarderFor(config, logger, (signal, count) => link.send({ type: 'otlpDropped', signal, count }), now);
   const runtime: ExporterRuntime = new ExporterRuntime(config, {
     logger,
+    now,
     observer: requests,
     ...(events ? { onEvents: events.accept.bind(events) } : {}),
     storeListener: {
@@ -73,9 +77,12 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
   });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'schedule') return runtime.start();
+    if (message.type === 'advanceClock') return void (clockOffsetMs += message.ms);
     if (message.type === 'runOnce') {
       return link.answer(message.id, async () => {
         const results = await runtime.runOnce();
+        // The round's requests and its first-round news arrive before its answer.
+        requests.flush();
         link.send({ type: 'firstRound', complete: runtime.firstRoundComplete() });
         return results;
       });
