@@ -10,7 +10,11 @@ import { installRequestCapture } from './bare-fetch';
 
 export const CAPTURE_CHANNEL = 'dataprotect-bench-capture';
 
-export type CaptureMessage = { command: 'start' } | { command: 'stop' } | { command: 'captured'; captured: ReturnType<ReturnType<typeof installRequestCapture>['stop']> };
+export type CaptureMessage =
+  | { command: 'start' }
+  | { command: 'started' }
+  | { command: 'stop' }
+  | { command: 'captured'; captured: ReturnType<ReturnType<typeof installRequestCapture>['stop']> };
 
 if (workerData && (workerData as WorkerStart).config) {
   const capture = installRequestCapture(fromWire((workerData as WorkerStart).config));
@@ -18,7 +22,9 @@ if (workerData && (workerData as WorkerStart).config) {
   channel.unref();
   channel.onmessage = (event) => {
     const message = (event as { data: CaptureMessage }).data;
-    if (message.command === 'start') capture.start();
-    else if (message.command === 'stop') channel.postMessage({ command: 'captured', captured: capture.stop() } satisfies CaptureMessage);
+    if (message.command === 'start') {
+      capture.start();
+      channel.postMessage({ command: 'started' } satisfies CaptureMessage);
+    } else if (message.command === 'stop') channel.postMessage({ command: 'captured', captured: capture.stop() } satisfies CaptureMessage);
   };
 }

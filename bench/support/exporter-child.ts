@@ -90,19 +90,26 @@ class CountingSelfMetrics extends SelfMetrics {
 }
 
 /** The request capture in the collection thread (collection-capture.ts), started and read over its channel. */
-function captureInCollectionThread(): { start(): void; stop(): Promise<Captured[]> } {
+function captureInCollectionThread(): { start(): Promise<void>; stop(): Promise<Captured[]> } {
   const channel = new BroadcastChannel(CAPTURE_CHANNEL);
   channel.unref();
-  let waiting: ((captured: Captured[]) => void) | undefined;
+  let started: (() => void) | undefined;
+  let stopped: ((captured: Captured[]) => void) | undefined;
   channel.onmessage = (event) => {
     const message = (event as { data: CaptureMessage }).data;
-    if (message.command === 'captured') waiting?.(message.captured);
+    if (message.command === 'started') started?.();
+    else if (message.command === 'captured') stopped?.(message.captured);
   };
+  // Each resolves on the collection thread's answer: a round asked for next starts only once capturing is on.
   return {
-    start: () => channel.postMessage({ command: 'start' } satisfies CaptureMessage),
+    start: () =>
+      new Promise((resolve) => {
+        started = resolve;
+        channel.postMessage({ command: 'start' } satisfies CaptureMessage);
+      }),
     stop: () =>
       new Promise((resolve) => {
-        waiting = resolve;
+        stopped = resolve;
         channel.postMessage({ command: 'stop' } satisfies CaptureMessage);
       }),
   };

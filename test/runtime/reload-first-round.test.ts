@@ -85,7 +85,7 @@ describe('reload while a target is in its first round', () => {
     for (const name of ['first', 'second', 'third']) {
       const record = runtime.store.get('t', name);
       expect(record?.runs).toBe(1);
-      expect(gunzipSync(familyMember(record!.result!, 'dataprotect_asset_size_bytes')!).toString('utf8')).toContain(`asset_type="${newUrl}"`);
+      expect(gunzipSync(familyMember(record!.result!, 'dataprotect_assets')!).toString('utf8')).toContain(`asset_type="${newUrl}"`);
     }
     expect(rejections).toEqual([]);
   });
