@@ -11,6 +11,7 @@ import { installRequestCapture } from './bare-fetch';
 export const CAPTURE_CHANNEL = 'dataprotect-bench-capture';
 
 export type CaptureMessage =
+  | { command: 'ready' }
   | { command: 'start' }
   | { command: 'started' }
   | { command: 'stop' }
@@ -27,4 +28,6 @@ if (workerData && (workerData as WorkerStart).config) {
       channel.postMessage({ command: 'started' } satisfies CaptureMessage);
     } else if (message.command === 'stop') channel.postMessage({ command: 'captured', captured: capture.stop() } satisfies CaptureMessage);
   };
+  // A message to a channel not yet open is lost: the serving thread waits for this one first.
+  channel.postMessage({ command: 'ready' } satisfies CaptureMessage);
 }

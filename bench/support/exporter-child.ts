@@ -89,24 +89,33 @@ class CountingSelfMetrics extends SelfMetrics {
   }
 }
 
-/** The request capture in the collection thread (collection-capture.ts), started and read over its channel. */
+/**
+ * The request capture in the collection thread (collection-capture.ts),
+ * started and read over its channel; open before that thread starts, so that
+ * its `ready` is not lost.
+ */
 function captureInCollectionThread(): { start(): Promise<void>; stop(): Promise<Captured[]> } {
   const channel = new BroadcastChannel(CAPTURE_CHANNEL);
   channel.unref();
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
   let started: (() => void) | undefined;
   let stopped: ((captured: Captured[]) => void) | undefined;
   channel.onmessage = (event) => {
     const message = (event as { data: CaptureMessage }).data;
-    if (message.command === 'started') started?.();
+    if (message.command === 'ready') markReady();
+    else if (message.command === 'started') started?.();
     else if (message.command === 'captured') stopped?.(message.captured);
   };
   // Each resolves on the collection thread's answer: a round asked for next starts only once capturing is on.
   return {
-    start: () =>
-      new Promise((resolve) => {
+    start: async () => {
+      await ready;
+      await new Promise<void>((resolve) => {
         started = resolve;
         channel.postMessage({ command: 'start' } satisfies CaptureMessage);
-      }),
+      });
+    },
     stop: () =>
       new Promise((resolve) => {
         stopped = resolve;
@@ -131,6 +140,7 @@ async function main(): Promise<void> {
   // Requests counted per endpoint template, besides the self-metrics.
   let byEndpoint = new Map<string, number>();
   const self = new CountingSelfMetrics();
+  const capture = captureInCollectionThread();
   const runtime = new CollectionHost(config, {
     logger,
     preload: [require.resolve('./collection-capture')],
@@ -151,7 +161,6 @@ async function main(): Promise<void> {
   const info = server.address() as { port: number };
 
   const store = runtime.store;
-  const capture = captureInCollectionThread();
   let loopDelay: IntervalHistogram | undefined;
 
   serve(

@@ -13,7 +13,7 @@ import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
 import { ownedTargetNames, shardAssignment, type ShardAssignment } from '../scheduler/sharding';
 import type { TracingPlan } from '../tracing';
-import { HostLink } from './link';
+import { CollectionStopped, HostLink } from './link';
 import { toWire, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
 
 const FIRST_BACKOFF_MS = 1_000;
@@ -112,10 +112,20 @@ export class CollectionHost {
     return this.connected().call<RunResult[]>({ type: 'runOnce' });
   }
 
-  /** Applies a validated configuration in the collection thread (the next one starts with it if that one is down). */
+  /**
+   * Applies a validated configuration in the collection thread. While that
+   * thread is down (or dies meanwhile), the next one starts with it, its
+   * heap ceiling included: the change is then told by target names.
+   */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
+    const previous = ownedTargetNames(this.config);
     this.config = next;
-    return this.connected().call<ConfigChange>({ type: 'apply', config: toWire(next) });
+    const applied = await this.link?.call<ConfigChange>({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
+      if (error instanceof CollectionStopped) return undefined;
+      throw error;
+    });
+    const owned = ownedTargetNames(next);
+    return applied ?? { added: owned.filter((name) => !previous.includes(name)), removed: previous.filter((name) => !owned.includes(name)), restarted: [], rescheduled: [] };
   }
 
   /** Ends the collection thread at once, as a crash would (it is restarted): for tests of the restart. */
@@ -183,7 +193,7 @@ export class CollectionHost {
 
   private exited(worker: Worker, code: number): void {
     if (worker !== this.worker) return;
-    this.link?.failAll(new Error('the collection thread stopped'));
+    this.link?.failAll(new CollectionStopped());
     this.worker = undefined;
     this.link = undefined;
     if (this.stopping) return;

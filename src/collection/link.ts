@@ -10,6 +10,14 @@ type Port = Pick<MessagePort | Worker, 'postMessage'>;
 /** Distributive Omit: each member of a union without `id`. */
 type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 
+/** What a call gets when the collection thread ends before it answers. */
+export class CollectionStopped extends Error {
+  constructor() {
+    super('the collection thread stopped');
+    this.name = 'CollectionStopped';
+  }
+}
+
 /** The serving thread's end: sends ToWorker, matches replies to calls. */
 export class HostLink {
   private nextId = 0;
