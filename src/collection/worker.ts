@@ -55,6 +55,8 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
   const link = new WorkerLink(port);
   const config = fromWire(start.config);
   const logger = createLogger(start.logLevel as LevelWithSilent, 1).child({ thread: 'collection' });
+  // As on the serving thread (src/cli.ts): logged, not a crash of the thread.
+  process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   tracing?.reportTo((fields, message) => logger.warn(fields, message));
   const requests = new RequestBatch(link);
   let clockOffsetMs = 0;
