@@ -72,6 +72,7 @@ export const thresholdsSchema = z
       configReloadFailedFor: duration,
       collectionRestarts: z.number().int().min(1),
       collectionRestartsWindow: positiveDuration,
+      collectionRestartingFor: duration,
     }),
   })
   .refine((t) => t.storage.usedWarningRatio < t.storage.usedCriticalRatio, {

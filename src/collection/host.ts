@@ -174,6 +174,8 @@ export class CollectionHost {
     worker.on('message', (message: FromWorker) => this.receive(link, message));
     worker.on('error', (error) => (this.lastError = error));
     worker.on('exit', (code) => this.exited(worker, code));
+    // The listening server keeps the daemon alive; a start that fails to listen must end the process.
+    worker.unref();
     if (this.scheduling) link.send({ type: 'schedule' });
   }
 
@@ -204,7 +206,7 @@ export class CollectionHost {
     this.deps.onFirstRound();
     this.deps.onRestart(reason);
     this.deps.logger.error({ reason, code, err: error, restartInMs: this.backoffMs }, 'the collection thread stopped; restarting it');
-    this.restartTimer = setTimeout(() => this.spawn(), this.backoffMs);
+    this.restartTimer = setTimeout(() => this.spawn(), this.backoffMs).unref();
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
   }
 }
