@@ -296,7 +296,7 @@ async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<
       const report = await advancedRound(sim, b);
       console.log(`round ${round}, clock +${ROUND_STEP_MS / 1000} s: ${report.seconds.toFixed(2)} s wall, ${report.cpuSeconds.toFixed(2)} s CPU${failedCollectors(report)}`);
     }
-    console.log(`heap in use after a round and a forced GC: ${mb(heapAfterGcBytes)}; rounds run: ${options.rounds}`);
+    console.log(`serving thread heap in use after a round and a forced GC: ${mb(heapAfterGcBytes)}; rounds run: ${options.rounds}`);
 
     const url = `${b.hello.address}/metrics`;
     let ha: EstateFigures['ha'];

@@ -153,7 +153,7 @@ function table(all: EstateFigures[]): string[] {
     ['warm / cold requests', (f) => `${((f.warm.requests / f.cold.requests) * 100).toFixed(2)}%`],
     ['bare fetch of a cold round\'s pages', (f) => seconds(f.overhead?.baselineSeconds)],
     ['overhead ratio (best cold round / bare)', (f) => (f.overhead ? f.overhead.ratio.toFixed(2) : '-')],
-    ['heap in use after a round and a forced GC', (f) => mb(f.heapAfterGcBytes)],
+    ['serving thread heap in use after a round and a forced GC', (f) => mb(f.heapAfterGcBytes)],
     ['peak RSS: rounds and HA scrapes', (f) => mb(f.peakRssBytes)],
     ['series, perAssetSeries all / protected / none', (f) => perSetting(f, (e) => String(e.series))],
     ['/metrics MB plain, all / protected / none', (f) => perSetting(f, (e) => (e.plainBytes / MIB).toFixed(2))],
