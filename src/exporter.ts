@@ -11,6 +11,7 @@ import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard, sharedBcryptWorker } from './exporters/auth';
 import { forwarderFor, type EstateEventForwarder } from './otlp/forwarder';
 import { CollectionHost } from './collection/host';
+import { shardAssignment } from './scheduler/sharding';
 import type { ConfigChange } from './collection/protocol';
 import type { TracingPlan } from './tracing';
 
@@ -37,7 +38,7 @@ function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): 
 /** Collection as the serving side drives it: in another thread (CollectionHost) or in this one (ExporterRuntime). */
 type Collection = Pick<
   ExporterRuntime,
-  'store' | 'settings' | 'currentConfig' | 'targetNames' | 'shardAssignment' | 'firstRoundComplete' | 'start' | 'runOnce' | 'applyConfig' | 'stop'
+  'store' | 'settings' | 'currentConfig' | 'targetNames' | 'firstRoundComplete' | 'start' | 'runOnce' | 'applyConfig' | 'stop'
 >;
 
 /**
@@ -120,7 +121,7 @@ export class Exporter {
       store: () => this.runtime.store,
       targetNames: () => this.runtime.targetNames(),
       collectedElsewhere: (target) => {
-        const { shard, owners } = this.runtime.shardAssignment();
+        const { shard, owners } = shardAssignment(this.runtime.currentConfig);
         const owner = owners.get(target);
         return owner !== undefined && owner !== shard ? { shard: owner, ownShard: shard } : undefined;
       },
@@ -142,7 +143,7 @@ export class Exporter {
     if (this.startedWeb.basicAuthUsers) sharedBcryptWorker().start();
     this.server = await listen(app, this.startedWeb);
     this.logger.info({ address: this.address() }, 'listening');
-    const { shard, shards } = this.runtime.shardAssignment();
+    const { shard, shards } = shardAssignment(this.runtime.currentConfig);
     this.logger.info({ shard, shards, targets: this.runtime.targetNames() }, 'targets this replica collects');
     this.runtime.start();
   }

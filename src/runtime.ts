@@ -9,7 +9,7 @@ import { CollectorJob, type CarriedOver, type RunResult, type TargetRuntime } fr
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
-import { shardAssignment, type ShardAssignment } from './scheduler/sharding';
+import { ownedTargets } from './scheduler/sharding';
 import type { EstateEvents } from './collectors/types';
 import type { ConfigChange } from './collection/protocol';
 
@@ -73,7 +73,7 @@ export class ExporterRuntime {
     this.store = new SnapshotStore(deps.storeListener);
     this.scheduler = new Scheduler(deps.logger);
     this.responseBudget = deps.responseBudget ?? new ResponseBudget(config.collection.maxBufferedResponseBytes);
-    for (const target of this.ownedTargets(config)) this.addTarget(target);
+    for (const target of ownedTargets(config)) this.addTarget(target);
   }
 
   get settings(): ExporterConfig['collection'] {
@@ -86,17 +86,6 @@ export class ExporterRuntime {
 
   targetNames(): string[] {
     return [...this.targets.keys()];
-  }
-
-  /** This replica's shard and, for every configured target, the shard that collects it. */
-  shardAssignment(config: ExporterConfig = this.config): ShardAssignment {
-    return shardAssignment(config);
-  }
-
-  /** The targets this replica collects, by the sharding setting. */
-  private ownedTargets(config: ExporterConfig): TargetConfig[] {
-    const { shard, owners } = this.shardAssignment(config);
-    return config.targets.filter((target) => owners.get(target.name) === shard);
   }
 
   private addTarget(target: TargetConfig): ActiveTarget {
@@ -192,7 +181,7 @@ export class ExporterRuntime {
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     this.config = next;
     this.responseBudget.limitBytes = next.collection.maxBufferedResponseBytes;
-    const wanted = new Map(this.ownedTargets(next).map((target) => [target.name, target]));
+    const wanted = new Map(ownedTargets(next).map((target) => [target.name, target]));
     const added: string[] = [];
     const removed: string[] = [];
     const restarted: string[] = [];

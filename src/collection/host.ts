@@ -11,10 +11,12 @@ import type { Logger } from 'pino';
 import type { ExporterConfig } from '../config/load';
 import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
-import { ownedTargetNames, shardAssignment, type ShardAssignment } from '../scheduler/sharding';
+import { ownedTargets } from '../scheduler/sharding';
 import type { TracingPlan } from '../tracing';
 import { CollectionStopped, HostLink } from './link';
 import { toWire, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
+
+const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(config).map((target) => target.name);
 
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
@@ -86,10 +88,6 @@ export class CollectionHost {
 
   targetNames(): string[] {
     return ownedTargetNames(this.config);
-  }
-
-  shardAssignment(): ShardAssignment {
-    return shardAssignment(this.config);
   }
 
   /** Whether every collector of the running collection thread has finished a first run (see ExporterRuntime). */

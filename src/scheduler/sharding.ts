@@ -14,10 +14,10 @@ export function shardAssignment(config: ExporterConfig): ShardAssignment {
   return { shard, shards, owners: assignShards(config.targets.map((target) => target.name), shards) };
 }
 
-/** The names of the targets this replica collects. */
-export function ownedTargetNames(config: ExporterConfig): string[] {
+/** The targets this replica collects, by the sharding setting. */
+export function ownedTargets(config: ExporterConfig): ExporterConfig['targets'] {
   const { shard, owners } = shardAssignment(config);
-  return config.targets.filter((target) => owners.get(target.name) === shard).map((target) => target.name);
+  return config.targets.filter((target) => owners.get(target.name) === shard);
 }
 
 /**
