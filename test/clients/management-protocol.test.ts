@@ -121,7 +121,7 @@ describe('management client: answers of the wrong shape', () => {
     expect(error.message).toMatch(/^\/api\/v2\/assets\/\{id\}\/copies: HTTP 404 \(The resource is not supported x+…\)$/);
     expect(error.message.length).toBeLessThan(260);
     // the copies are asked without those in a deletion state
-    expect(requests).toContain(`GET /api/v2/assets/a%2Fb/copies?filter=${encodeURIComponent('state not in ("DELETED","SOFT_DELETED","DELETING","DELETE_FAILED")')}&page=1&pageSize=2`);
+    expect(requests).toContain(`GET /api/v2/assets/a%2Fb/copies?filter=${encodeURIComponent('not state in ("DELETED","SOFT_DELETED","DELETING","DELETE_FAILED","CATALOG_DELETE_FAILED")')}&page=1&pageSize=2`);
   });
 
   it('does not retry a 400 and never shows the password in an error', async () => {

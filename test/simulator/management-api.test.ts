@@ -338,7 +338,7 @@ describe('filters over HTTP', () => {
     expect(await count(`_embedded.protectionPolicy.id eq "${policy.id}"`)).toBe(assets.filter((a) => a._embedded.protectionPolicy?.id === policy.id).length);
     expect(await count(`protectionPolicy.name eq "${policy.name}"`)).toBe(assets.filter((a) => a._embedded.protectionPolicy?.name === policy.name).length);
     expect(await count('name lk "%-web-%"')).toBe(assets.filter((a) => a.name.toLowerCase().includes('-web-')).length);
-    expect(await count('not (type eq HV_VIRTUAL_MACHINE or deleted eq true)')).toBe(assets.filter((a) => !(a.type === 'HV_VIRTUAL_MACHINE' || a.deleted)).length);
+    expect(await count('not type eq HV_VIRTUAL_MACHINE and not deleted eq true')).toBe(assets.filter((a) => !(a.type === 'HV_VIRTUAL_MACHINE' || a.deleted)).length);
     const activities = estate.activities();
     const failed = await call(`/api/v2/activities?${q({ filter: 'result.status eq "FAILED"', pageSize: 1000 })}`);
     expect(failed.body.page.totalElements).toBe(activities.filter((a) => a.result.status === 'FAILED').length);

@@ -39,7 +39,7 @@ export interface CopiesState {
 /**
  * Number and total size of each asset's live copies, per location.
  * Copies in a deletion state (DELETED, SOFT_DELETED, DELETING,
- * DELETE_FAILED), which the service lists too, are left out by the client
+ * DELETE_FAILED, CATALOG_DELETE_FAILED), which the service lists too, are left out by the client
  * (copy-states.ts).
  *
  * Incremental, so that a large estate is not asked for every asset's copies on

@@ -43,7 +43,7 @@ describe('management service habits of real equipment', () => {
     // the service lists them when asked without the state term
     const listed = await h.client.fetchJson({ endpoint: 'copies', path: `/api/v2/assets/${(withDeleted[0] as { id: string }).id}/copies?pageSize=100` });
     const states = (listed.body as { content: Array<{ state: string | null }> }).content.map((c) => c.state).filter((s) => s !== null);
-    expect(states.sort()).toEqual(['DELETED', 'DELETE_FAILED', 'DELETING', 'SOFT_DELETED']);
+    expect(states.sort()).toEqual(['CATALOG_DELETE_FAILED', 'DELETED', 'DELETE_FAILED', 'DELETING', 'SOFT_DELETED']);
 
     const result = await run(copiesCollector, sim, h, { settings: { perAssetSeries: 'all' } });
     for (const asset of withDeleted) {
