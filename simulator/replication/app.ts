@@ -58,16 +58,16 @@ function messageFor(status: number): string {
  * front of this app by the core server (faults.replicationMaxConcurrent).
  *
  * In the product spelling clusters are `/rp-clusters` and `/rp-clusters/{id}`,
- * VM and group fields carry the real plugin's names (PRODUCT_FIELD_NAMES), and
- * a `fields=` name the records do not have is answered 400; the seed's paths
- * are 404 there.
+ * VM and group fields carry the real plugin's names (PRODUCT_FIELD_NAMES); the
+ * seed's paths are 404 there. On both spellings a `fields=` name the records
+ * do not have is answered 400, as the real plugin does.
  */
 export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext, spelling: ApiSpelling = 'seed'): Express {
   const product = spelling === 'product';
   const spelled = (rows: readonly object[]): Row[] => (product ? rows.map(productRow) : (rows as Row[]));
   const list = (rows: readonly object[], req: Request, res: Response) => {
     try {
-      res.json(applyListQuery(spelled(rows), req.query, product));
+      res.json(applyListQuery(spelled(rows), req.query));
     } catch (error) {
       if (!(error instanceof UnknownFieldError)) throw error;
       res.status(400).json({ ...(replicationErrorBody(400, req) as object), message: error.message });

@@ -38,6 +38,13 @@ export interface ListSpec<S extends z.ZodType> {
    * bound follows from it and the page size.
    */
   maxItems: number;
+  /**
+   * For a listing that cannot be narrowed (copy-metrics takes no filter):
+   * above RANDOM_PAGING_LIMIT results the pages within the limit are read
+   * and the listing ends there, told to this with the service's total,
+   * instead of failing. Without it, such a listing is an error.
+   */
+  cutAtLimit?: (total: number, read: number) => void;
 }
 
 /** The service's advice: no random paging over more resources than this. */
@@ -120,16 +127,23 @@ export async function* randomPages<S extends z.ZodType>(
         throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
       }
       const total = envelope.page?.totalElements;
+      let end = last;
+      let readable = totalPages ?? page;
       if (!last && total != null && total > RANDOM_PAGING_LIMIT) {
         // The next pages would reach past the 10,000th result, which the service refuses.
-        throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
+        if (!spec.cutAtLimit) throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
+        readable = Math.floor(RANDOM_PAGING_LIMIT / spec.pageSize);
+        if (page >= readable) {
+          spec.cutAtLimit(total, page * spec.pageSize);
+          end = true;
+        }
       }
-      if (!last) {
-        known = totalPages;
+      if (!end) {
+        known = readable;
         fill(); // before handing the items over: the next pages load while the caller works
       }
       if (items.length > 0) yield items;
-      if (last) return;
+      if (end) return;
     }
   } finally {
     if (ahead.size > 0) abandon?.abort();
