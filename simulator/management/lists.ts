@@ -290,7 +290,7 @@ export function complianceList(state: EstateState): ListSource<ComplianceDetail>
   return plainList<ComplianceDetail>(
     state,
     'compliance-details',
-    { assetId: 'string', assetName: 'string', protectionPolicyId: 'string', policyName: 'string', stageId: 'string', verificationTime: 'time', status: 'string' },
+    { assetId: 'string', assetName: 'string', protectionPolicyId: 'string', policyName: 'string', stageId: 'string', startTime: 'time', completionTime: 'time', createdAt: 'time', status: 'string' },
     () => complianceHistory(state),
   );
 }

@@ -193,7 +193,7 @@ export interface AuditEntry {
 
 export interface StageSchedule {
   /** CONTINUOUS: a frequency the exporter does not know (catalog.ts UNKNOWN_FREQUENCY) */
-  frequency: 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'CONTINUOUS';
+  frequency: 'MINUTELY' | 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY' | 'CONTINUOUS';
   interval: number;
   startTime: string;
   duration: string;
@@ -239,12 +239,14 @@ export interface ComplianceDetail {
   protectionPolicyId: string;
   policyName: string;
   stageId: string;
-  /** when this verification run checked the objective */
-  verificationTime: string;
+  /** the run (the product's ComplianceDetail model): its latest by completionTime is the asset's compliance */
+  startTime: string;
+  completionTime: string;
+  createdAt: string;
   /** api-notes' flat field */
   status: ComplianceStatus;
-  /** the seed's field (release 19.7): the same result */
-  verifiedObjectives: { status: ComplianceStatus };
+  /** the seed's field (release 19.7): the same result; the product's model lacks it, and so do some records */
+  verifiedObjectives?: { status: ComplianceStatus };
   objectiveFailedNameList: string[];
 }
 

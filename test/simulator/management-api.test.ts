@@ -455,10 +455,10 @@ describe('the other lists', () => {
     const history = estate.complianceHistory();
     expect(compliance.body.content).toEqual(history);
     expect(history).toHaveLength(3 * estate.compliance().length);
-    const latest = new Map<string, { verificationTime: string }>();
+    const latest = new Map<string, { completionTime: string }>();
     for (const run of history) {
       const key = `${run.assetId}/${run.stageId}`;
-      if (!latest.has(key) || Date.parse(run.verificationTime) > Date.parse((latest.get(key) as { verificationTime: string }).verificationTime)) latest.set(key, run);
+      if (!latest.has(key) || Date.parse(run.completionTime) > Date.parse((latest.get(key) as { completionTime: string }).completionTime)) latest.set(key, run);
     }
     expect([...latest.values()].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b)))).toEqual(
       [...estate.compliance()].sort((a, b) => JSON.stringify(a).localeCompare(JSON.stringify(b))),

@@ -155,7 +155,7 @@ describe('evolution', () => {
     const periods = new Map(
       estate.policies().map((p) => {
         const schedule = p.stages[0]?.operations[0]?.schedule;
-        const unit = schedule?.frequency === 'HOURLY' ? HOUR : schedule?.frequency === 'WEEKLY' ? 7 * DAY : DAY;
+        const unit = ({ MINUTELY: 60_000, HOURLY: HOUR, WEEKLY: 7 * DAY } as Record<string, number>)[schedule?.frequency ?? ''] ?? DAY;
         return [p.id, (schedule?.interval ?? 0) * unit];
       }),
     );

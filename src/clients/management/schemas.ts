@@ -158,8 +158,9 @@ export const complianceSchema = z.object({
   policyName: nullableString,
   /** the policy stage (objective) the record verifies */
   stageId: nullableString,
-  /** when the verification ran: each record is one run (history) */
-  verificationTime: timestamp.nullish(),
+  /** each record is one run (history): the latest by completionTime is the asset's compliance now */
+  completionTime: timestamp.nullish(),
+  createdAt: timestamp.nullish(),
   status: nullableString,
   verifiedObjectives: z.union([objectiveStatus, z.array(objectiveStatus)]).nullish(),
 });

@@ -86,7 +86,7 @@ it('reads compliance-details over 10,000 results whole, each row once, near the 
   expect(compliance.items).toBe(complianceRows);
   const expected = new Map<string, number>();
   for (const detail of complianceTruth) {
-    const key = `${detail.policyName}|${detail.verifiedObjectives?.status}`;
+    const key = `${detail.policyName}|${detail.status}`;
     expected.set(key, (expected.get(key) ?? 0) + 1);
   }
   const counted = new Map(compliance.samples.filter((s) => s.value > 0).map((s) => [`${s.labels.policy}|${s.labels.status}`, s.value]));
