@@ -659,7 +659,7 @@ function makeAlerts(
       .replace('{storage}', rng.pick(storage).name)
       .replace('{source}', rng.pick(sources).api.name)
       .replace('{policy}', rng.pick(policies).api.name);
-    return {
+    const alert: Alert = {
       id: uuidFrom(rng),
       severity: template.severity,
       category: template.category,
@@ -667,6 +667,9 @@ function makeAlerts(
       postedTime: new Date(t).toISOString(),
       acknowledgement: { acknowledgeState: rng.chance(0.4) ? 'ACKNOWLEDGED' : 'UNACKNOWLEDGED' },
     };
+    // only id is required by the model: the newest alert gives no severity
+    if (i === times.length - 1) delete alert.severity;
+    return alert;
   });
 }
 
@@ -687,5 +690,8 @@ function makeCloudDrSessions(rng: SeededRandom, assets: AssetRecord[], startMs: 
       copyTime: new Date(startMs - rng.int(HOUR_MS, 7 * DAY_MS)).toISOString(),
     });
   }
+  // drType and status are optional in the model: one session gives no type, another no status
+  if (sessions[2]) delete sessions[2].drType;
+  if (sessions[3]) delete sessions[3].status;
   return sessions;
 }

@@ -89,7 +89,8 @@ export interface Copy {
   id: string;
   createTime: string;
   storageSystemId: string;
-  size: number;
+  /** optional in the model: a few copies leave it out (core/sparse.ts) */
+  size?: number;
   state: string | null;
   protectionCreated: boolean;
   replicatedCopy: boolean;
@@ -106,7 +107,8 @@ export interface Copy {
   externalId: string | null;
   restoreTargetCompatibilities: string[] | null;
   logCount: string;
-  location: CopyLocation;
+  /** optional in the model: a few copies leave it out (core/sparse.ts) */
+  location?: CopyLocation;
   details: {
     arraySubType: string;
     arraySerialNo: string;
@@ -272,16 +274,18 @@ export interface InventorySource {
 export interface CloudDrSession {
   id: string;
   assetName: string;
-  drType: 'Test' | 'Failover';
+  /** drType and status are optional in the model: two sessions leave one out */
+  drType?: 'Test' | 'Failover';
   region: string;
-  status: string;
+  status?: string;
   instanceId: string;
   copyTime: string;
 }
 
 export interface Alert {
   id: string;
-  severity: AlertSeverity;
+  /** optional in the model (only id is required): the newest alert leaves it out */
+  severity?: AlertSeverity;
   category: string;
   message: string;
   postedTime: string;

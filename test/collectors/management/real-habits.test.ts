@@ -14,7 +14,7 @@ import { LATEST_COPY_TIMES, type LatestCopyTimes } from '../../../src/collectors
 import { PermissionDenied, alreadyReported } from '../../../src/collectors/shared/permission';
 import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';
-import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
+import { copyTruthByLocation, managementHarness, run, startManagementSimulator, type Harness } from './helpers';
 
 let sim: RunningSimulator;
 let h: Harness;
@@ -47,13 +47,8 @@ describe('management service habits of real equipment', () => {
 
     const result = await run(copiesCollector, sim, h, { settings: { perAssetSeries: 'all' } });
     for (const asset of withDeleted) {
-      const truth = new Map<string, { count: number; bytes: number }>();
-      const now = sim.clock.now().getTime();
       // copies past their retention time (awaiting the daily expiry run) are not counted either
-      for (const copy of estate.copies(asset.id).filter((c) => Date.parse(c.retentionTime) > now)) {
-        const entry = truth.get(copy.location) ?? { count: 0, bytes: 0 };
-        truth.set(copy.location, { count: entry.count + 1, bytes: entry.bytes + copy.size });
-      }
+      const truth = new Map([...copyTruthByLocation(estate.copies(asset.id), sim.clock.now().getTime())].map(([location, [count, bytes]]) => [location, { count, bytes }]));
       const counted = new Map<string, { count: number; bytes: number }>();
       for (const sample of samplesNamed(result, 'dataprotect_asset_copies').filter((s) => s.labels.asset_id === asset.id)) {
         const bytes = samplesNamed(result, 'dataprotect_asset_copies_size_bytes').find((s) => s.labels.asset_id === asset.id && s.labels.location === sample.labels.location);
