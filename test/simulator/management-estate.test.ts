@@ -67,7 +67,9 @@ describe('generation', () => {
     expect(vm.size).toBe((vm.details.vm?.disks ?? []).reduce((s, d) => s + d.sizeInBytes, 0));
 
     const copies = assets.flatMap((a) => estate.copies(a.id));
-    expect(new Set(copies.map((c) => c.location))).toEqual(new Set(['LOCAL', 'CLOUD', 'LOCAL_RECALLED', 'STORAGEARRAY']));
+    // the model leaves location and size optional: a few copies leave them out
+    expect(new Set(copies.map((c) => c.location))).toEqual(new Set(['LOCAL', 'CLOUD', 'LOCAL_RECALLED', 'STORAGEARRAY', undefined]));
+    expect(copies.some((c) => c.size === undefined)).toBe(true);
     expect(copies.some((c) => Date.parse(c.retentionTime) <= now)).toBe(true);
     expect(copies.some((c) => c.replicatedCopy)).toBe(true);
 
@@ -110,6 +112,7 @@ describe('generation', () => {
       const metrics = estate.copyMetrics(asset.id);
       const copies = estate.copies(asset.id);
       expect(metrics?.totalNumbers).toBe(copies.length);
+      if (copies.some((c) => c.location === undefined)) continue; // its stage is not told by what the copy shows
       for (const stage of metrics?.stageCopyMetrics ?? []) {
         const mine = copies.filter((c) => (stage.stageType === 'REPLICATION' ? c.replicatedCopy : stage.stageType === 'CLOUD_TIER' ? !c.replicatedCopy && c.location !== 'LOCAL' && c.location !== 'STORAGEARRAY' : !c.replicatedCopy && (c.location === 'LOCAL' || c.location === 'STORAGEARRAY')));
         expect(stage.copyCount).toBe(mine.length);

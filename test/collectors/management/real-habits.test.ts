@@ -113,7 +113,11 @@ describe('management service habits of real equipment', () => {
       const result = await run(cloudDrSessionsCollector, sim, small);
       const counted = new Map(samplesNamed(result, 'dataprotect_cloud_dr_sessions').map((s) => [`${s.labels.dr_type}/${s.labels.status}`, s.value]));
       const expected = new Map<string, number>();
-      for (const s of truth) expected.set(`${s.drType}/${s.status}`, (expected.get(`${s.drType}/${s.status}`) ?? 0) + 1);
+      // drType and status are optional in the model: a session without one counts under "unknown"
+      for (const s of truth) {
+        const key = `${s.drType ?? 'unknown'}/${s.status ?? 'unknown'}`;
+        expected.set(key, (expected.get(key) ?? 0) + 1);
+      }
       expect(counted).toEqual(expected);
       expect(small.requests.filter((r) => r.endpoint === '/api/v2/cloud-dr-sessions')).toHaveLength(truth.length);
     } finally {
