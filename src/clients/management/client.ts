@@ -126,8 +126,10 @@ export class ManagementClient {
    */
   copyMetrics(signal?: AbortSignal): AsyncGenerator<CopyMetrics[]> {
     const endpoint = ENDPOINTS.copyMetrics;
-    const cutAtLimit = (totalElements: number, read: number): void =>
-      this.deps.logger.warn({ endpoint, totalElements, read }, 'copy-metrics lists more rows than random paging may read: the rows past the 10000th are not read');
+    const cutAtLimit = (totalElements: number, read: number): void => {
+      const message = 'copy-metrics lists more rows than random paging may read: the rows past the 10000th are not read';
+      this.deps.logger.warn({ endpoint, totalElements, read }, message);
+    };
     const spec: ListSpec<typeof copyMetricsSchema> = { ...this.spec(endpoint, endpoint, copyMetricsSchema, {}), query: {}, cutAtLimit };
     return randomPages((request) => this.fetchJson(request), spec, signal, this.target.maxConcurrency);
   }

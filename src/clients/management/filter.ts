@@ -91,7 +91,10 @@ export function isIn(name: string, values: readonly FilterValue[]): Filter {
 
 /** `not <comparison>`: the grammar's only negation, of one comparison (`not state in ("A")`; true for a null state). */
 export function not(expression: Filter): Filter {
-  if (expression.kind !== 'comparison') throw new TypeError(`not prefixes one comparison, not ${expression.kind === 'negated' ? 'a negated one' : `an ${expression.kind}-chain`}`);
+  if (expression.kind !== 'comparison') {
+    const what = expression.kind === 'negated' ? 'a negated one' : `an ${expression.kind}-chain`;
+    throw new TypeError(`not prefixes one comparison, not ${what}`);
+  }
   return Filter.of(`not ${expression.toString()}`, 'negated');
 }
 
@@ -107,7 +110,7 @@ function join(connective: 'and' | 'or', parts: ReadonlyArray<Filter | undefined>
   for (const part of present) {
     const other = connective === 'and' ? 'or' : 'and';
     // The grammar has no groups: `a or b` inside an and-chain cannot be written.
-    if (part.kind === other) throw new TypeError(`an ${other}-chain cannot be part of an ${connective}-chain: the filter grammar has no parentheses`);
+    if (part.kind === other) throw new TypeError(`an ${other}-chain in an ${connective}-chain: the filter grammar has no parentheses`);
   }
   return Filter.of(present.map(String).join(` ${connective} `), connective);
 }

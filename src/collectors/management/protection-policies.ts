@@ -74,7 +74,8 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
           warned.set(policy.id, reason);
           if (ctx.state?.warned.get(policy.id) !== reason) {
             const what = schedule.readable ? 'its RPO comes from its other operations' : 'its RPO is not derived from it';
-            ctx.logger.warn({ policy_id: policy.id, policy: policy.name, reason, rpo_source: rpo.source }, `protection policy schedule not understood: ${what}`);
+            const fields = { policy_id: policy.id, policy: policy.name, reason, rpo_source: rpo.source };
+            ctx.logger.warn(fields, `protection policy schedule not understood: ${what}`);
           }
         }
     }
