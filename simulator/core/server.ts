@@ -44,6 +44,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<ApiSe
   front.use(statsMiddleware(opts.api, opts.stats));
   front.use(overloadMiddleware(opts));
   front.use(faultMiddleware(opts, timers));
+  front.use(refusalMiddleware(opts.api, opts.stats));
   front.use(opts.app);
 
   const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, front) : http.createServer(front);
@@ -108,6 +109,33 @@ function statsMiddleware(api: ApiName, stats: Stats) {
     });
     next();
   };
+}
+
+/**
+ * Counts the app's 400 answers as refusals (stats.recordRefusal) by route
+ * and reason: an injected fault answers before this and is not a refusal.
+ */
+function refusalMiddleware(api: ApiName, stats: Stats) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const json = res.json.bind(res);
+    res.json = ((body: unknown) => {
+      if (res.statusCode === 400) stats.recordRefusal(api, `${req.baseUrl}${routeOf(req) ?? pathnameOf(req.url)}`, reasonOf(body));
+      return json(body);
+    }) as Response['json'];
+    next();
+  };
+}
+
+function routeOf(req: Request): string | undefined {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : undefined;
+}
+
+/** the reason an API's error body gives (management: reason, plugin: message, storage: details) */
+function reasonOf(body: unknown): string {
+  const fields = (body ?? {}) as Record<string, unknown>;
+  const reason = fields.reason ?? fields.message ?? fields.details;
+  return typeof reason === 'string' ? reason : 'Bad request';
 }
 
 function errorBodyFor(opts: StartApiServerOptions, status: number, req: Request): unknown {

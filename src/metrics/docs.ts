@@ -47,7 +47,10 @@ export function metricsMarkdown(): string {
 Generated from \`src/metrics/catalog.ts\` by \`npm run docs:metrics\`; a test fails when this file and the
 catalog (or what the collectors emit) disagree. Every series carries \`target\`, the configured target name.
 Per-asset and per-VM series disappear at the next collection after the asset or VM disappears from the source;
-a failing collector's series are kept for \`collection.staleAfter\` and then removed.
+a failing collector's series are kept for \`collection.staleAfter\` and then removed. A record without a field a
+series needs (the products' models leave most fields optional) gives no series for it, never a guessed 0; where a
+source cannot be read in full by the means its API documents, the series past what was read are absent, as the
+meaning column says.
 `;
   for (const [title, belongs] of sections) {
     const rows = METRIC_FAMILIES.filter((family) => !placed.has(family.name) && belongs(family.name));

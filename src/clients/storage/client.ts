@@ -157,8 +157,9 @@ export class StorageClient {
     const alerts = await this.spelling.resolve((spelling) =>
       this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal),
     );
-    // The filter is the server's job; checking again keeps cleared alerts out if it is ignored.
-    return alerts.filter((alert) => alert.status.toLowerCase() === 'active');
+    // The filter is the server's job; checking again keeps cleared alerts out if it is ignored
+    // (an alert without a status was served for status=active, and counts).
+    return alerts.filter((alert) => alert.status === undefined || alert.status.toLowerCase() === 'active');
   }
 
   /** MTree replication contexts: `GET /api/v1/store-systems/{id}/mtree-replications`. */
