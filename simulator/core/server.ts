@@ -22,8 +22,8 @@ export interface StartApiServerOptions {
   tls?: { key: string; cert: string };
   faults: Faults;
   stats: Stats;
-  /** the API's error body for an injected `status` fault (default `{code, message}`) */
-  errorBody?: (status: number, req: Request) => unknown;
+  /** the API's error body for an injected `status` fault, with the fault's reason if it has one (default `{code, message}`) */
+  errorBody?: (status: number, req: Request, reason?: string) => unknown;
 }
 
 /** A body that starts like a JSON page and stops mid-string: what a proxy cutting a response short produces. */
@@ -110,8 +110,8 @@ function statsMiddleware(api: ApiName, stats: Stats) {
   };
 }
 
-function errorBodyFor(opts: StartApiServerOptions, status: number, req: Request): unknown {
-  return opts.errorBody ? opts.errorBody(status, req) : { code: status, message: http.STATUS_CODES[status] ?? 'Error' };
+function errorBodyFor(opts: StartApiServerOptions, status: number, req: Request, reason?: string): unknown {
+  return opts.errorBody ? opts.errorBody(status, req, reason) : { code: status, message: reason ?? http.STATUS_CODES[status] ?? 'Error' };
 }
 
 /**
@@ -143,7 +143,18 @@ function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout
     switch (fault.kind) {
       case 'status': {
         if (fault.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(fault.retryAfterSeconds));
-        res.status(fault.status).json(errorBodyFor(opts, fault.status, req));
+        const { reason } = fault;
+        if (!reason) {
+          res.status(fault.status).json(errorBodyFor(opts, fault.status, req));
+          return;
+        }
+        // The reason quotes the body: read it whole first (no route has parsed it yet).
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.once('end', () => {
+          const text = reason({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+          res.status(fault.status).json(errorBodyFor(opts, fault.status, req, text));
+        });
         return;
       }
       case 'malformed':
