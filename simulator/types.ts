@@ -100,6 +100,8 @@ export interface FaultRule {
         reason?: (request: EchoedRequest) => string;
       }
     | { kind: 'malformed' } // 200 with a body that is not valid JSON
+    // answers normally, but the listed item of that id (or at that index: a list without ids) has `field` set to `value`
+    | { kind: 'item'; id?: string; index?: number; field: string; value: unknown }
     | { kind: 'hang' } // never answers (until the simulator closes)
     | { kind: 'latency'; ms: number } // answers normally after a delay
     | { kind: 'reset' }; // destroys the socket without an answer

@@ -110,6 +110,22 @@ function statsMiddleware(api: ApiName, stats: Stats) {
   };
 }
 
+/**
+ * A listing answer (a bare array, or an object whose first array is the
+ * listing: `content`, `alert_list`, ...) with one item's field changed. The
+ * answer is copied where it changes: the estate's own records stay as they are.
+ */
+function withItemField(body: unknown, change: { id?: string; index?: number; field: string; value: unknown }): unknown {
+  const chosen = (item: unknown, index: number): boolean =>
+    change.id === undefined ? index === change.index : (item as { id?: unknown } | null)?.id === change.id;
+  const changed = (items: unknown[]): unknown[] =>
+    items.map((item, index) => (item && typeof item === 'object' && chosen(item, index) ? { ...item, [change.field]: change.value } : item));
+  if (Array.isArray(body)) return changed(body);
+  if (!body || typeof body !== 'object') return body;
+  const key = Object.keys(body).find((name) => Array.isArray((body as Record<string, unknown>)[name]));
+  return key === undefined ? body : { ...body, [key]: changed((body as Record<string, unknown[]>)[key] as unknown[]) };
+}
+
 function errorBodyFor(opts: StartApiServerOptions, status: number, req: Request, reason?: string): unknown {
   return opts.errorBody ? opts.errorBody(status, req, reason) : { code: status, message: reason ?? http.STATUS_CODES[status] ?? 'Error' };
 }
@@ -160,6 +176,11 @@ function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout
       case 'malformed':
         res.status(200).type('application/json').send(MALFORMED_BODY);
         return;
+      case 'item': {
+        const json = res.json.bind(res);
+        res.json = (body: unknown) => json(withItemField(body, fault));
+        return next();
+      }
       case 'hang':
         // Never answer: the client's timeout or the server's close() ends the socket.
         return;

@@ -115,7 +115,7 @@ export class ManagementClient {
     if (totalPages != null && totalPages > 1) {
       throw new ApiError('protocol', endpoint, `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`, status);
     }
-    return validateItems(latestCopySchema, envelope.content, endpoint, { at: 'content', status }).filter(isLiveCopy);
+    return validateItems(latestCopySchema, envelope.content, endpoint, 'content').filter(isLiveCopy);
   }
 
   /** Random paging; over 10,000 results, in ranges of assetId (a copy-metrics item has no id of its own). */

@@ -5,9 +5,9 @@
  * Lenient where the API may grow: unknown fields are stripped silently (not
  * kept, to save memory on large estates) and enumerations are plain strings,
  * so a value the exporter does not know passes through as a label value.
- * Strict where a metric depends on it: a required field that is missing or of
- * the wrong type makes the whole listing fail with a `protocol` ApiError naming
- * the endpoint, the item and the field, instead of a wrong number.
+ * Strict where a metric depends on it: an item with a required field missing
+ * or of the wrong type is skipped and counted, naming the endpoint, the item
+ * and the field, instead of giving a wrong number.
  *
  * Timestamps become epoch milliseconds.
  */

@@ -212,11 +212,13 @@ export class StorageClient {
   ): Promise<z.output<T>[]> {
     const size = Math.min(this.target.pageSize, MAX_STORAGE_PAGE_SIZE);
     const items: z.output<T>[] = [];
+    let read = 0;
     for (let page: number | undefined = 0; page !== undefined; ) {
       const body = await this.getJson(resource, signal, { ...query, page, size });
       const received = readPage(body, key, itemSchema, resource.endpoint, resource.path);
       items.push(...received.items);
-      page = nextPage(page, size, received, items.length, resource.endpoint, this.target.maxListingItems);
+      read += received.read;
+      page = nextPage(page, size, received, read, resource.endpoint, this.target.maxListingItems);
     }
     return items;
   }
