@@ -50,7 +50,7 @@ const KEPT_TOKENS = 4;
  * upstream wrote (an error body may echo the request: its body, its
  * Authorization header). Each credential is looked for as sent and as an
  * echo may spell it: JSON-escaped (once and twice), URL-encoded, base64 and
- * base64url. It prints as nothing but its name: it holds secrets.
+ * base64url. Its fields are private (#): printing or logging it shows none of them.
  */
 export class Redactor {
   readonly #fixed: readonly string[];
@@ -72,18 +72,6 @@ export class Redactor {
   redact(text: string): string {
     if (this.#pattern === undefined) this.#pattern = patternOf([...this.#fixed, ...this.#tokens.flatMap(spellings)]);
     return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
-  }
-
-  toString(): string {
-    return 'Redactor';
-  }
-
-  toJSON(): string {
-    return 'Redactor';
-  }
-
-  [inspect.custom](): string {
-    return 'Redactor';
   }
 }
 

@@ -6,9 +6,6 @@
  * simulator, whose `status` faults build their reason from the request.
  */
 import { Writable } from 'node:stream';
-import { context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { parseConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
 import { assetsCollector } from '../../src/collectors/management/assets';
@@ -16,32 +13,25 @@ import { clustersCollector } from '../../src/collectors/replication/clusters';
 import { createLogger } from '../../src/util/logger';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import type { EchoedRequest, FaultRule } from '../../simulator/types';
+import { recordSpans } from '../support/spans';
 
 /** Quotes, a backslash, a space and URL-special characters: every escaping an echo may apply differs from the plain text. */
 const PASSWORD = 'Pa"ss\\Core42 w/rd+&=';
 /** The part of the password that survives any escaping: found nowhere, the password is found nowhere. */
 const PASSWORD_CORE = 'Core42';
 
-const spans = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
-const contextManager = new AsyncLocalStorageContextManager();
+const spans = recordSpans();
 let sim: RunningSimulator;
 
 beforeAll(async () => {
-  context.setGlobalContextManager(contextManager.enable());
-  trace.setGlobalTracerProvider(provider);
   sim = await startSimulator({ seed: 3, size: { assets: 10, copiesPerAsset: 1 }, password: PASSWORD });
 });
 
 afterAll(async () => {
   await sim.close();
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
 });
 
 beforeEach(() => {
-  spans.reset();
   sim.faults.clear();
 });
 

@@ -31,7 +31,7 @@ describe('Redactor', () => {
     expect(redactor.redact('token-number-1 token-number-2 token-number-5')).toBe('token-number-1 [REDACTED] [REDACTED]');
   });
 
-  it('prints as its name, never its credentials', () => {
+  it('prints none of its credentials', () => {
     const redactor = new Redactor([PASSWORD]);
     redactor.addToken('tok-secret');
     for (const printed of [String(redactor), JSON.stringify({ redactor }), inspect(redactor)]) {
