@@ -24,10 +24,12 @@ export class SkippedItemLog {
       const key = `${item.endpoint}\u0000${item.id ?? ''}\u0000${item.problem}`;
       current.add(key);
       if (this.previous.has(key) || ++fresh > MAX_LINES_PER_RUN) continue;
-      logger.warn({ endpoint: item.endpoint, id: item.id, problem: item.problem, reason: item.reason }, 'listing item skipped: it fails its checks');
+      const { endpoint, id, problem, reason } = item;
+      logger.warn({ endpoint, id, problem, reason }, 'listing item skipped: it fails its checks');
     }
     if (fresh > MAX_LINES_PER_RUN) {
-      logger.warn({ more: fresh - MAX_LINES_PER_RUN }, 'more listing items skipped for new problems (counted in dataprotect_collector_skipped_items_total)');
+      const more = fresh - MAX_LINES_PER_RUN;
+      logger.warn({ more }, 'more listing items skipped for new problems (counted in dataprotect_collector_skipped_items_total)');
     }
     this.previous = current;
     return byReason;

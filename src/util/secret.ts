@@ -80,7 +80,8 @@ function spellings(secret: string): string[] {
   if (!secret) return [];
   const json = JSON.stringify(secret).slice(1, -1);
   const base64 = Buffer.from(secret, 'utf8').toString('base64');
-  return [secret, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(secret), base64, base64.replace(/=+$/, ''), Buffer.from(secret, 'utf8').toString('base64url')];
+  const base64url = Buffer.from(secret, 'utf8').toString('base64url');
+  return [secret, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(secret), base64, base64.replace(/=+$/, ''), base64url];
 }
 
 /** One alternation, longest first: a spelling that contains another is replaced whole. */

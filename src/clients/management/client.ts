@@ -69,7 +69,12 @@ export class ManagementClient {
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({ login: () => this.login(), loginEndpoint: ENDPOINTS.login, logger: deps.logger, redactor: this.http.redactor });
+    this.session = new TokenSession({
+      login: () => this.login(),
+      loginEndpoint: ENDPOINTS.login,
+      logger: deps.logger,
+      redactor: this.http.redactor,
+    });
   }
 
   /** logins performed so far */

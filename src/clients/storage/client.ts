@@ -82,7 +82,12 @@ export class StorageClient {
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({ login: () => storageLogin(this.http, target), loginEndpoint: AUTH_PATH, logger: deps.logger, redactor: this.http.redactor });
+    this.session = new TokenSession({
+      login: () => storageLogin(this.http, target),
+      loginEndpoint: AUTH_PATH,
+      logger: deps.logger,
+      redactor: this.http.redactor,
+    });
     this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
   }
 

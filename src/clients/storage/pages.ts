@@ -71,7 +71,8 @@ export function nextPage(page: number, size: number, received: Page<unknown>, co
   const { paging, read } = received;
   if (!paging) {
     if (read < size) return undefined;
-    throw new ApiError('protocol', endpoint, `page ${page} is full (${read} items) but carries no paging_info: cannot tell whether more follow`);
+    const why = `page ${page} is full (${read} items) but carries no paging_info: cannot tell whether more follow`;
+    throw new ApiError('protocol', endpoint, why);
   }
   if (paging.current_page !== undefined && paging.current_page !== page) {
     throw new ApiError('protocol', endpoint, `asked for page ${page} and got page ${paging.current_page}`);
