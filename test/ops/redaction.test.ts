@@ -10,6 +10,7 @@ import { parseConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
 import { assetsCollector } from '../../src/collectors/management/assets';
 import { clustersCollector } from '../../src/collectors/replication/clusters';
+import { alertsCollector } from '../../src/collectors/storage/alerts';
 import { createLogger } from '../../src/util/logger';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import type { EchoedRequest, FaultRule } from '../../simulator/types';
@@ -39,7 +40,7 @@ beforeEach(() => {
 const credentialOf = (request: EchoedRequest): string => String(request.headers.authorization ?? '').replace(/^\S+ /, '');
 
 /** Runs the first round of one target with one fault; what the logs, `/` and the spans then hold. */
-async function firstRoundWith(kind: 'management' | 'replication', fault: FaultRule): Promise<{ logs: string; page: string; spans: string }> {
+async function firstRoundWith(kind: 'management' | 'replication' | 'storage', fault: FaultRule): Promise<{ logs: string; page: string; spans: string }> {
   sim.faults.add(fault);
   let logs = '';
   const sink = new Writable({
@@ -48,12 +49,13 @@ async function firstRoundWith(kind: 'management' | 'replication', fault: FaultRu
       done();
     },
   });
-  const url = kind === 'management' ? sim.urls.management : sim.urls.replication;
+  const url = { management: sim.urls.management, replication: sim.urls.replication, storage: sim.urls.storageCenter }[kind];
+  const collector = { management: assetsCollector, replication: clustersCollector, storage: alertsCollector }[kind];
   const config = parseConfig({
     web: { listenAddress: '127.0.0.1', port: 0 },
     targets: [{ name: 'echoing', kind, url, username: sim.username, password: PASSWORD, maxAttempts: 1 }],
   });
-  const exporter = new Exporter(config, createLogger('trace', sink), { collectorsFor: () => [kind === 'management' ? assetsCollector : clustersCollector] });
+  const exporter = new Exporter(config, createLogger('trace', sink), { collectorsFor: () => [collector] });
   await exporter.start();
   try {
     while (!exporter.runtime.firstRoundComplete()) await new Promise((resolve) => setTimeout(resolve, 10));
@@ -122,4 +124,34 @@ it('a replication 403 echoing the Authorization: Basic header', async () => {
   });
   expect(outputs.page).toContain('HTTP 403 (Forbidden: Authorization: Basic [REDACTED])');
   expectNoCredential(outputs, []);
+});
+
+it('beyond the five: a storage login 401 echoing the body', async () => {
+  const login = await firstRoundWith('storage', {
+    api: 'storage',
+    path: '/rest/v1.0/auth',
+    method: 'POST',
+    fault: { kind: 'status', status: 401, reason: (request) => `Invalid credentials in ${request.body}` },
+  });
+  expect(login.page).toContain('login rejected: HTTP 401 (Invalid credentials in');
+  expectNoCredential(login, []);
+});
+
+it('beyond the five: a storage 403 quoting the X-DD-AUTH-TOKEN header', async () => {
+  const tokens: string[] = [];
+  const listing = await firstRoundWith('storage', {
+    api: 'storage',
+    path: '/rest/v1.0/system',
+    fault: {
+      kind: 'status',
+      status: 403,
+      reason: (request) => {
+        tokens.push(String(request.headers['x-dd-auth-token']));
+        return `Token ${String(request.headers['x-dd-auth-token'])} may not read this`;
+      },
+    },
+  });
+  expect(tokens.length).toBeGreaterThan(0);
+  expect(listing.page).toContain('HTTP 403 (Token [REDACTED] may not read this)');
+  expectNoCredential(listing, tokens);
 });
