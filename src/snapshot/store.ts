@@ -60,9 +60,9 @@ export class SnapshotStore {
     this.update(target, collector, (record) => ({ ...record, skippedRuns: record.skippedRuns + 1 }));
   }
 
-  /** Adds the items a run skipped, by reason. */
+  /** Adds the items a run skipped, by reason; nothing for a collector no longer registered (its target was removed meanwhile). */
   itemsSkipped(target: string, collector: string, byReason: ReadonlyMap<string, number>): void {
-    if (byReason.size === 0) return;
+    if (byReason.size === 0 || !this.records.has(keyOf(target, collector))) return;
     this.update(target, collector, (record) => {
       const skippedItems = { ...record.skippedItems };
       for (const [reason, count] of byReason) skippedItems[reason] = (skippedItems[reason] ?? 0) + count;
