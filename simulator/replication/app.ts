@@ -39,8 +39,8 @@ function productRow(row: object): Row {
  * The plugin's error body. The seed does not show one; this shape is what the
  * simulator answers for every error (clients should rely on the status only).
  */
-export function replicationErrorBody(status: number, req: Request): unknown {
-  return { status, error: http.STATUS_CODES[status] ?? 'Error', message: messageFor(status), path: req.originalUrl.split('?')[0] };
+export function replicationErrorBody(status: number, req: Request, message?: string): unknown {
+  return { status, error: http.STATUS_CODES[status] ?? 'Error', message: message ?? messageFor(status), path: req.originalUrl.split('?')[0] };
 }
 
 function messageFor(status: number): string {

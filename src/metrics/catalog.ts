@@ -26,6 +26,12 @@ const families = [
   { name: 'dataprotect_collector_runs_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs started.' },
   { name: 'dataprotect_collector_failures_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs that failed.' },
   { name: 'dataprotect_collector_skipped_runs_total', type: 'counter', labels: ['target', 'collector'], help: 'Scheduled runs skipped because the previous run was still going.' },
+  {
+    name: 'dataprotect_collector_skipped_items_total',
+    type: 'counter',
+    labels: ['target', 'collector', 'reason'],
+    help: 'Listing items left out because they fail their checks (reason: missing_field, wrong_type, invalid_value), counted in every run that reads them. A skipped item is in no series and no total: a skipped asset is not counted in dataprotect_assets. The series appears at the first skip.',
+  },
   { name: 'dataprotect_api_requests_total', type: 'counter', labels: ['target', 'endpoint', 'code'], help: 'HTTP requests made to the source, by path template and status code (or error).' },
   { name: 'dataprotect_api_request_duration_seconds', type: 'histogram', labels: ['target', 'endpoint'], help: 'Latency of HTTP requests made to the source.' },
   { name: 'dataprotect_otlp_dropped_total', type: 'counter', labels: ['signal'], help: "The estate's events (activity spans: traces, audit records: logs) not delivered to the OTLP endpoint: queue full, endpoint failing or not answering, or still queued at shutdown." },

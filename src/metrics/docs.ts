@@ -11,6 +11,7 @@ export const RUNTIME_FAMILIES = [
   'dataprotect_collector_runs_total',
   'dataprotect_collector_failures_total',
   'dataprotect_collector_skipped_runs_total',
+  'dataprotect_collector_skipped_items_total',
   'dataprotect_api_requests_total',
   'dataprotect_api_request_duration_seconds',
   'dataprotect_otlp_dropped_total',

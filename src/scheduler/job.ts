@@ -3,11 +3,12 @@ import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
-import { countingRequests } from '../clients/run-requests';
+import { countingRequests, type RunCount } from '../clients/run-requests';
 import type { AnyCollector, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
 import { validateOutput, type CheckedOutput } from './output-check';
+import { SkippedItemLog } from './skipped-items';
 
 /** One configured target at run time: its client and the values its collectors share. */
 export interface TargetRuntime {
@@ -54,6 +55,7 @@ export class CollectorJob {
   /** aborts the current run's requests */
   private runController: AbortController | undefined;
   private stopped = false;
+  private readonly skippedItems = new SkippedItemLog();
 
   constructor(
     readonly runtime: TargetRuntime,
@@ -151,6 +153,7 @@ export class CollectorJob {
       const started = performance.now();
       const controller = new AbortController();
       this.runController = controller;
+      const count: RunCount = { requests: 0, skipped: [] };
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<never>((_, reject) => {
         timer = setTimeout(() => {
@@ -163,7 +166,7 @@ export class CollectorJob {
         const shared = this.runtime.shared;
         const now = this.deps.now ?? (() => new Date());
         const collectingSince = (this.collectingSince ??= now());
-        const { count, result: collecting } = countingRequests(() =>
+        const collecting = countingRequests(count, () =>
           this.definition.collect(
             {
               target: this.runtime.config,
@@ -216,6 +219,9 @@ export class CollectorJob {
       } finally {
         clearTimeout(timer);
         if (!controller.signal.aborted) controller.abort(new Error('run finished'));
+        // Items skipped count whatever became of the run: they were read and refused.
+        if (count.skipped.length > 0) span.setAttribute('dataprotect.skipped_items', count.skipped.length);
+        store.itemsSkipped(target, this.name, this.skippedItems.report(logger, count.skipped));
         span.end();
       }
     });

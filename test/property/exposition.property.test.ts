@@ -111,6 +111,7 @@ describe('exposition label escaping: property tests', () => {
         runs: 1,
         failures: 0,
         skippedRuns: 0,
+        skippedItems: { wrong_type: 2 },
       };
       const text = Buffer.concat(await renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 })).toString('utf8');
       expect(text).toContain(formatHistogram(record.histograms[0] as (typeof record.histograms)[number]));

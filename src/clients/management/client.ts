@@ -69,7 +69,12 @@ export class ManagementClient {
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({ login: () => this.login(), loginEndpoint: ENDPOINTS.login, logger: deps.logger });
+    this.session = new TokenSession({
+      login: () => this.login(),
+      loginEndpoint: ENDPOINTS.login,
+      logger: deps.logger,
+      redactor: this.http.redactor,
+    });
   }
 
   /** logins performed so far */
@@ -115,7 +120,7 @@ export class ManagementClient {
     if (totalPages != null && totalPages > 1) {
       throw new ApiError('protocol', endpoint, `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`, status);
     }
-    return validateItems(latestCopySchema, envelope.content, endpoint, { at: 'content', status }).filter(isLiveCopy);
+    return validateItems(latestCopySchema, envelope.content, endpoint, 'content').filter(isLiveCopy);
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * The management service's two ways of paging a listing, as async generators
- * of pages of checked items:
+ * of pages of checked items (an item that fails its checks is skipped and
+ * counted: response.ts validateItems; a page that is not one fails the listing):
  *
  * - random: `page=1..n&pageSize=N`; the service forbids it for queries of
  *   more than 10000 resources, so it is used only where serial paging is not
@@ -120,9 +121,9 @@ export async function* randomPages<S extends z.ZodType>(
       if (totalPages != null && totalPages > maxPages(spec)) {
         throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
       }
-      const items = validateItems(spec.schema, envelope.content, spec.endpoint, { at: 'content', status });
+      const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
       const last = totalPages == null || page >= totalPages;
-      if (!last && items.length === 0) {
+      if (!last && envelope.content.length === 0) {
         // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
         throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
       }
@@ -173,10 +174,10 @@ export async function* serialPages<S extends z.ZodType>(
     });
     const envelope = validate(body, spec.endpoint, serialEnvelope, status);
     const next = envelope.page.queryState;
-    const items = validateItems(spec.schema, envelope.content, spec.endpoint, { at: 'content', status });
+    const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
     if (items.length > 0) yield items;
     if (next === 'END') return;
-    if (items.length === 0) {
+    if (envelope.content.length === 0) {
       // An empty page that does not end the listing: a service answering so would be asked forever.
       throw new ApiError('protocol', spec.endpoint, `serial paging: page ${page} is empty but its queryState is not END`, status);
     }

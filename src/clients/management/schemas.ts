@@ -9,9 +9,9 @@
  * name and type, a management alert its id; a copy and a cloud DR session
  * nothing) and what a record is keyed by: every other field may be missing
  * in one record, and the collectors then leave out what depends on it
- * rather than guess. A field of the wrong type still makes the listing fail
- * with a `protocol` ApiError naming the endpoint, the item and the field,
- * instead of a wrong number.
+ * rather than guess. An item with a required field missing or a field of the
+ * wrong type is skipped and counted, naming the endpoint, the item and the
+ * field, instead of giving a wrong number.
  *
  * Timestamps become epoch milliseconds.
  */
