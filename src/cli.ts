@@ -126,7 +126,6 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
 
 async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
   const exporter = new Exporter(config, logger);
-  await exporter.start();
   const reloader = new ConfigReloader({
     file: options.config,
     read: readConfig,
@@ -134,7 +133,6 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     onOutcome: (outcome) => exporter.recordReload(outcome),
     logger,
   });
-  reloader.watch();
   let stopping = false;
   const shutdown = (signal: string): void => {
     if (stopping) {
@@ -161,7 +159,10 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
       },
     );
   };
+  // Before the start: a stop asked for while the server starts listening is not lost.
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => shutdown(signal));
+  await exporter.start();
+  reloader.watch();
   process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 }
 
