@@ -16,6 +16,8 @@ import { StopDeadline } from './stop-deadline';
 
 /** Longest wait for the last estate events and spans at stop: a dead OTLP endpoint must not hold the process. */
 const FLUSH_TIMEOUT_MS = 5_000;
+/** The step of a stop that flushes the spans, as `StopDeadline.cutShort` names it. */
+export const SPANS_STEP = 'exporting the last spans';
 
 /**
  * The settings read only at start that differ between the running and the
@@ -167,7 +169,7 @@ export class Exporter {
     const flushMs = deadline.budgetMs(FLUSH_TIMEOUT_MS);
     await Promise.all([
       this.events && deadline.bound('sending the last estate events', this.events.shutdown(flushMs)),
-      flushTraces?.(flushMs).then((flushed) => flushed || deadline.cutShort.push('exporting the last spans')),
+      flushTraces?.(flushMs).then((flushed) => flushed || deadline.cutShort.push(SPANS_STEP)),
     ]);
   }
 }
