@@ -146,7 +146,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     logger.info({ signal, deadlineSeconds: deadline.totalMs / 1000 }, 'shutting down');
     const exit = (cutShort: string[]): never => {
       if (cutShort.length === 0) process.exit(0);
-      logger.error({ cutShort, deadlineSeconds: deadline.totalMs / 1000 }, 'stop cut short by its deadline');
+      logger.error({ cutShort, deadlineSeconds: deadline.totalMs / 1000 }, 'stop cut short');
       process.exit(1);
     };
     // Every step is bounded by the deadline; this is for whatever was not foreseen.

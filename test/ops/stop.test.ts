@@ -82,7 +82,7 @@ describe('stop', () => {
     halfSent.socket.write('GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n'); // the headers never end
     expect(await stopped(cli)).toBe(0);
     await Promise.all([idle.closed, halfSent.closed]);
-    expect(cli.logs.some((line) => line.msg === 'stop cut short by its deadline')).toBe(false);
+    expect(cli.logs.some((line) => line.msg === 'stop cut short')).toBe(false);
   });
 
   it('SIGTERM with a TLS connection that never starts its handshake: exit 0', async () => {
@@ -103,6 +103,37 @@ describe('stop', () => {
     await eventually(() => requestsHeld > before, 20_000, 'a request reaching the silent source');
     expect(await stopped(cli)).toBe(0);
     expect(cli.logs.find((line) => line.msg === 'shutting down')).toMatchObject({ signal: 'SIGTERM', deadlineSeconds: STOP_DEADLINE_MS / 1000 });
+  });
+});
+
+describe('stop with spans for a dead OTLP endpoint', () => {
+  /** The daemon with its spans held for a minute, to be flushed at the stop to the black hole, once a round was collected. */
+  async function tracedToBlackHole(name: string): Promise<CliProcess> {
+    const file = join(dir, `${name}.yaml`);
+    writeConfig(file, [replication('repl')]);
+    const cli = spawnCli(['--config', file], {
+      SIM_PASSWORD: sim.password,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(blackHole.address() as { port: number }).port}`,
+      OTEL_BSP_SCHEDULE_DELAY: '60000',
+    });
+    const address = String((await cli.waitForLog((line) => line.msg === 'listening')).address);
+    await eventually(async () => (await (await fetch(`${address}/metrics`)).text()).includes('\ndataprotect_exporter_first_round_complete 1\n'), 20_000, 'first round');
+    return cli;
+  }
+
+  it('exits 1 and names what it cut short', async () => {
+    const cli = await tracedToBlackHole('cut-short');
+    expect(await stopped(cli)).toBe(1);
+    expect(cli.logs.find((line) => line.msg === 'stop cut short')).toMatchObject({ level: 'error', cutShort: ['exporting the last spans'] });
+  });
+
+  it('a second signal exits at once', async () => {
+    const cli = await tracedToBlackHole('second-signal');
+    cli.child.kill('SIGTERM');
+    await cli.waitForLog((line) => line.msg === 'shutting down');
+    expect(await stopped(cli)).toBe(1);
+    expect(cli.logs.some((line) => line.msg === 'second signal: exiting at once')).toBe(true);
+    expect(cli.logs.some((line) => line.msg === 'stop cut short')).toBe(false);
   });
 });
 
