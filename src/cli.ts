@@ -100,7 +100,10 @@ export function writeAtomically(file: string, content: string): void {
 }
 
 /** The last spans, flushed within the time a stop gives them (none to flush without tracing). */
-const traceFlusher = (context: MainContext) => (timeoutMs: number): Promise<boolean> => context.tracing?.shutdown(timeoutMs) ?? Promise.resolve(true);
+const traceFlusher =
+  (context: MainContext) =>
+  (timeoutMs: number): Promise<boolean> =>
+    context.tracing?.shutdown(timeoutMs) ?? Promise.resolve(true);
 
 async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<number> {
   const exporter = new Exporter(config, logger, { processMetrics: false });

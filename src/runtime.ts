@@ -5,7 +5,7 @@ import type { RequestObserver } from './clients/http';
 import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
 import { SnapshotStore } from './snapshot/store';
-import { CollectorJob, type RunResult, type TargetRuntime } from './scheduler/job';
+import { CollectorJob, type JobSettings, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
@@ -129,7 +129,7 @@ export class ExporterRuntime {
     return jobs;
   }
 
-  private newJob(runtime: TargetRuntime, definition: CollectorJob['definition'], settings: { schedule: string; timeoutMs: number }): CollectorJob {
+  private newJob(runtime: TargetRuntime, definition: CollectorJob['definition'], settings: JobSettings): CollectorJob {
     return new CollectorJob(runtime, definition, settings, {
       store: this.store,
       logger: this.deps.logger,
@@ -257,7 +257,8 @@ export class ExporterRuntime {
   }
 
   private closeClient(active: ActiveTarget): Promise<void> {
-    return active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: active.runtime.config.name, err: error }, 'closing client failed'));
+    const target = active.runtime.config.name;
+    return active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target, err: error }, 'closing client failed'));
   }
 
   /** Shutdown: no new runs, the running ones aborted (their results discarded), a logout from every source. */

@@ -19,6 +19,12 @@ export interface TargetRuntime {
 
 export type RunResult = 'success' | 'failure' | 'skipped';
 
+/** The settings of a job that a reload may change without restarting it. */
+export interface JobSettings {
+  schedule: string;
+  timeoutMs: number;
+}
+
 export class CollectorTimeoutError extends Error {
   constructor(collector: string, timeoutMs: number) {
     super(`${collector} did not finish within its time limit of ${timeoutMs} ms`);
@@ -52,7 +58,7 @@ export class CollectorJob {
     readonly runtime: TargetRuntime,
     readonly definition: AnyCollector,
     /** changed by a reload that changes only the collectors' settings (see reschedule) */
-    private settings: { schedule: string; timeoutMs: number },
+    private settings: JobSettings,
     private readonly deps: {
       store: SnapshotStore;
       logger: Logger;
@@ -78,7 +84,7 @@ export class CollectorJob {
   }
 
   /** New settings from a reload, keeping the state; a run going on keeps its time limit. */
-  reschedule(settings: { schedule: string; timeoutMs: number }): void {
+  reschedule(settings: JobSettings): void {
     this.settings = settings;
   }
 
@@ -149,7 +155,9 @@ export class CollectorJob {
       const timeoutMs = this.timeoutMs;
       const timer = setTimeout(() => controller.abort(new CollectorTimeoutError(this.name, timeoutMs)), timeoutMs);
       // Ends the run at its time limit or its stop even when the collector ignores its signal.
-      const aborted = new Promise<never>((_, reject) => controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)));
+      const aborted = new Promise<never>((_, reject) =>
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)),
+      );
       try {
         const shared = this.runtime.shared;
         const now = this.deps.now ?? (() => new Date());
