@@ -36,8 +36,12 @@ export interface TracingPlan {
 
 export interface Tracing {
   plan: TracingPlan;
-  /** exports the spans still buffered and stops; bounded in time, never throws; false when it gave up waiting */
-  shutdown(): Promise<boolean>;
+  /**
+   * Exports the spans still buffered and stops, waiting at most `timeoutMs`
+   * (5 s by default); never throws; false when it gave up waiting. Only the
+   * first call's limit counts: later calls get the same outcome.
+   */
+  shutdown(timeoutMs?: number): Promise<boolean>;
   /** where failed span exports are reported from now on (until then: JSON lines on stderr) */
   reportTo(log: ExportFailureLog): void;
 }
@@ -191,13 +195,13 @@ export function startTracing(plan: TracingPlan): Tracing {
   let stopping: Promise<boolean> | undefined;
   return {
     plan,
-    shutdown: () =>
+    shutdown: (timeoutMs = SHUTDOWN_TIMEOUT_MS) =>
       (stopping ??= Promise.race([
         sdk.shutdown().then(
           () => true,
           () => true, // a failed export is reported by the exporter
         ),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_TIMEOUT_MS).unref()),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
       ])),
     reportTo: (log) => exporter.reportTo(log),
   };

@@ -66,6 +66,8 @@ export const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
 /** statuses that mean the server refused the request without processing it */
 const REFUSED_STATUS = new Set([429, 503]);
 const tracer = trace.getTracer('dataprotect-exporter');
+/** How long closing a client waits for its requests in flight (a logout) before cutting them off. */
+const CLOSE_GRACE_MS = 2_000;
 
 /**
  * The one place that talks HTTP: an undici Pool per origin (its connection
@@ -254,8 +256,13 @@ export class HttpCore {
     });
   }
 
-  async close(): Promise<void> {
-    await this.pool.close().catch(() => this.pool.destroy());
+  /** Lets requests in flight finish for `graceMs`, then cuts them off: a source that hangs cannot hold a stop or a reload. */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const closed = this.pool.close().then(() => true, () => false);
+    const finished = await Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)))]);
+    clearTimeout(timer);
+    if (!finished) await this.pool.destroy().catch(() => undefined);
   }
 }
 

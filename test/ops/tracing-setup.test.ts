@@ -214,6 +214,20 @@ describe('spans of the running exporter reach an OTLP/HTTP receiver', () => {
     }
   });
 
+  it('--once: a closed OTLP port holds the exit 5 s at most', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const config = join(dir, 'closed-endpoint.yaml');
+    writeConfig(config, [target()]);
+    const cli = spawnCli(['--config', config, '--once'], { SIM_PASSWORD: sim.password, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+    // The exporter retries a refused connection; only the 5 s bound ends it (a generous check, not a timing).
+    const overdue = new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000).unref());
+    expect(await Promise.race([cli.exited, overdue])).toBe(0);
+    expect(cli.stdout()).toContain('dataprotect_up{target="repl",kind="replication"} 1');
+  });
+
   it('--once: an endpoint that refuses the spans is reported in the log', async () => {
     const refusing = createServer((_req, res) => res.writeHead(400).end('{}'));
     await new Promise<void>((resolve) => refusing.listen(0, '127.0.0.1', resolve));
