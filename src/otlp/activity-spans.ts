@@ -9,7 +9,8 @@
  * UNSET (nothing went wrong that the span could show; the result status
  * attribute tells which).
  */
-import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type HrTime, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext, type SpanStatus } from '@opentelemetry/api';
+import { millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Activity } from '../clients/management/schemas';
@@ -23,7 +24,6 @@ export interface ActivityPlace {
   parentId?: string;
 }
 
-const hrTime = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
 
 export function spanStatusOf(result: string): SpanStatus {
   if (result === 'FAILED') return { code: SpanStatusCode.ERROR, message: 'FAILED' };
@@ -79,9 +79,9 @@ export function activitySpan(target: string, activity: Activity, place: Activity
     kind: SpanKind.INTERNAL,
     spanContext: () => context,
     ...(parent ? { parentSpanContext: parent } : {}),
-    startTime: hrTime(times.start),
-    endTime: hrTime(times.end),
-    duration: hrTime(durationMs),
+    startTime: millisToHrTime(times.start),
+    endTime: millisToHrTime(times.end),
+    duration: millisToHrTime(durationMs),
     status: spanStatusOf(result),
     attributes: attributesOf(activity, result, durationMs),
     links: [],

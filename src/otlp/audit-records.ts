@@ -5,7 +5,7 @@
  * Severity: INFO, and WARN for the auditType SECURITY (logins, users, roles,
  * certificates: what a security team watches for).
  */
-import type { HrTime } from '@opentelemetry/api';
+import { millisToHrTime } from '@opentelemetry/core';
 import { SeverityNumber, type LogAttributes } from '@opentelemetry/api-logs';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
@@ -13,7 +13,6 @@ import type { AuditLog } from '../clients/management/schemas';
 
 export const AUDIT_SCOPE = { name: 'dataprotect-exporter/audit' };
 
-const hrTime = (ms: number): HrTime => [Math.floor(ms / 1000), Math.round((ms % 1000) * 1e6)];
 
 export function severityOf(auditType: string): { number: SeverityNumber; text: string } {
   return auditType === 'SECURITY' ? { number: SeverityNumber.WARN, text: 'WARN' } : { number: SeverityNumber.INFO, text: 'INFO' };
@@ -32,8 +31,8 @@ export function auditRecord(entry: AuditLog, resource: Resource, observedMs: num
   for (const [key, value] of optional) if (value != null && value !== '') attributes[key] = value;
   const severity = severityOf(entry.auditType);
   return {
-    hrTime: hrTime(entry.changedTime),
-    hrTimeObserved: hrTime(observedMs),
+    hrTime: millisToHrTime(entry.changedTime),
+    hrTimeObserved: millisToHrTime(observedMs),
     severityNumber: severity.number,
     severityText: severity.text,
     body: entry.changeDescription ?? entry.auditType,
