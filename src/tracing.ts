@@ -149,18 +149,26 @@ const listOf = (value: string | undefined): string[] =>
 /**
  * Whether and how to trace. The config file's values win over the OTEL_*
  * variables, which fill in what the file leaves unset. OTEL_SDK_DISABLED=true
- * and OTEL_TRACES_EXPORTER=none turn tracing off whatever the file says.
+ * and OTEL_TRACES_EXPORTER=none turn tracing off whatever the file says. An
+ * explicit `enabled: false` wins over OTEL_* variables that ask for traces:
+ * `warn` says so, as the operator who set them expects traces.
  */
-export function planTracing(file: TracingFileSettings, env: NodeJS.ProcessEnv = process.env): TracingPlan | undefined {
+export function planTracing(
+  file: TracingFileSettings,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: ExportFailureLog = stderrWarn,
+): TracingPlan | undefined {
   const exporters = listOf(env.OTEL_TRACES_EXPORTER);
   if (isTrue(env.OTEL_SDK_DISABLED) || exporters.includes('none')) return undefined;
-  // The file's value wins here too: `enabled: false` is off whatever OTEL_* the environment holds.
-  if (file.enabled === false) return undefined;
-  let reason: string | undefined;
-  if (file.enabled === true) reason = 'tracing.enabled in the configuration file';
-  else if (exporters.includes('otlp')) reason = 'OTEL_TRACES_EXPORTER=otlp';
-  else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) reason = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
-  else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) reason = 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  let fromEnv: string | undefined;
+  if (exporters.includes('otlp')) fromEnv = 'OTEL_TRACES_EXPORTER=otlp';
+  else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) fromEnv = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
+  else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) fromEnv = 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  if (file.enabled === false) {
+    if (fromEnv) warn({ ignored: fromEnv }, `tracing off: tracing.enabled is false in the configuration file, which wins over ${fromEnv}`);
+    return undefined;
+  }
+  const reason = file.enabled === true ? 'tracing.enabled in the configuration file' : fromEnv;
   if (!reason) return undefined;
   const serviceNameFromEnv = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const serviceName = file.serviceName ?? (serviceNameFromEnv ? undefined : DEFAULT_SERVICE_NAME);
