@@ -41,7 +41,7 @@ exit code 1 when the deadline cut something short; a second signal exits at once
 SIGHUP reloads the configuration file, and so does a change of the file
 (a bad file is rejected, the old configuration keeps running).
 
-Traces: OpenTelemetry over OTLP/HTTP when tracing.enabled is set in the file
+Traces: OpenTelemetry over OTLP/HTTP when tracing.enabled is true in the file
 or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 `;
 
