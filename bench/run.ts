@@ -95,8 +95,19 @@ interface Options {
   exporterNodeOptions: string[];
 }
 
-const USAGE =
-  'options: --estates 1k,10k,25k,50k --rounds N --ha-seconds N --ha-interval N --stress-seconds N --no-overhead --no-cardinality --hostile --no-otlp --otlp-only --exporter-node-options docker|"flags"';
+const USAGE = `usage: npm run bench -- [options]   (what each phase measures: docs/performance.md)
+  --estates 1k,10k,25k,50k          estates by asset count (default 1k,10k)
+  --rounds N                        collection rounds of exporter B, at least 2 (default 3)
+  --ha-seconds N, --ha-interval N   HA scrape phase length and interval, in seconds (default 90, 15)
+  --stress-seconds N                back-to-back scrape phase, in seconds (default 10)
+  --no-overhead, --no-cardinality   skip the overhead or the perAssetSeries phase
+  --hostile                         add the hostile look-alike phase
+  --no-otlp | --otlp-only           skip the OTLP events phase, or run it alone
+  --exporter-node-options docker|"FLAGS"   NODE_OPTIONS of the exporter (docker: the Dockerfile's)
+  --help                            this text`;
+
+/** A wrong command line: its message and the usage, no stack trace. */
+class UsageError extends Error {}
 
 function parseOptions(argv: string[]): Options {
   const options: Options = { estates: ['1k', '10k'], rounds: 3, haSeconds: 100, haIntervalSeconds: 1, stressSeconds: 10, overhead: true, cardinality: true, hostile: false, otlp: true, otlpOnly: false, exporterNodeOptions: [] };
@@ -118,7 +129,7 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--no-otlp') options.otlp = false;
     else if (flag === '--otlp-only') options.otlpOnly = true;
     else if (flag === '--exporter-node-options') options.exporterNodeOptions = exporterNodeOptions(String(argv[++i]));
-    else throw new Error(`unknown option ${flag} (${USAGE})`);
+    else throw new Error(`unknown option ${flag}`);
   }
   if (options.otlpOnly && !options.otlp) throw new Error('--otlp-only and --no-otlp exclude each other');
   return options;
@@ -419,7 +430,17 @@ async function benchOtlpOnly(name: string, options: Options): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const options = parseOptions(process.argv.slice(2));
+  const argv = process.argv.slice(2);
+  if (argv.includes('--help') || argv.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
+  let options: Options;
+  try {
+    options = parseOptions(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   if (options.otlpOnly) {
     for (const estate of options.estates) await benchOtlpOnly(estate, options);
     return;
@@ -440,7 +461,7 @@ async function main(): Promise<void> {
 
 if (require.main === module) {
   main().catch((error: unknown) => {
-    console.error(error);
+    console.error(error instanceof UsageError ? `${error.message}\n${USAGE}` : error);
     process.exit(2);
   });
 }

@@ -66,7 +66,12 @@ dataprotect-exporter demo
   Ctrl-C stops.
 `);
 
+  // `npm run demo` execs this very process (no shell, no tsx wrapper between): a signal to npm's PID
+  // reaches it, and the exporter and simulator stop with it. A second signal exits at once.
+  let stopping = false;
   const stop = async (): Promise<void> => {
+    if (stopping) process.exit(1);
+    stopping = true;
     clearInterval(ticker);
     await exporter.stop();
     await simulator.close();

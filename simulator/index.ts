@@ -70,7 +70,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   };
   try {
     const [managementServer, replicationServer, centerServer, applianceServer] = await Promise.all([
-      start({ ...common, api: 'management', app: createManagementApp(management, ctx, stats), port: ports.management, errorBody: managementErrorBody }),
+      start({ ...common, api: 'management', app: createManagementApp(management, ctx), port: ports.management, errorBody: managementErrorBody }),
       start({ ...common, api: 'replication', app: createReplicationApp(replication, ctx, spelling), port: ports.replication, errorBody: replicationErrorBody }),
       start({ ...common, api: 'storage', app: createStorageCenterApp(storage, ctx, spelling), port: ports.storageCenter, errorBody: storageErrorBody }),
       start({

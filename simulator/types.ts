@@ -92,11 +92,25 @@ export interface FaultRule {
   skip?: number;
   times?: number;
   fault:
-    | { kind: 'status'; status: number; retryAfterSeconds?: number }
+    | {
+        kind: 'status';
+        status: number;
+        retryAfterSeconds?: number;
+        /** the error body's reason, built from the request: an upstream that echoes what it was sent */
+        reason?: (request: EchoedRequest) => string;
+      }
     | { kind: 'malformed' } // 200 with a body that is not valid JSON
+    // answers normally, but the listed item of that id (or at that index: a list without ids) has `field` set to `value`
+    | { kind: 'item'; id?: string; index?: number; field: string; value: unknown }
     | { kind: 'hang' } // never answers (until the simulator closes)
     | { kind: 'latency'; ms: number } // answers normally after a delay
     | { kind: 'reset' }; // destroys the socket without an answer
+}
+
+/** What a `status` fault's reason may quote: the request's headers and its body as sent. */
+export interface EchoedRequest {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
 }
 
 export interface FaultInjector {

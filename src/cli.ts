@@ -6,7 +6,8 @@ import { readTlsPair } from './config/tls-pair';
 import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
-import { Exporter } from './exporter';
+import { Exporter, SPANS_STEP } from './exporter';
+import { StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
 import { VERSION } from './version';
 
 export { DEFAULT_CONFIG_PATH };
@@ -35,11 +36,12 @@ Exit codes (--once, --check-config):
   2   nothing was written: wrong command line, invalid configuration,
       output file not writable, or a fatal error
 
-Signals: SIGTERM/SIGINT stop gracefully (running collections finish);
+Signals: SIGTERM/SIGINT stop within ${STOP_DEADLINE_MS / 1000} s (running collections are aborted;
+exit code 1 when the deadline cut something short; a second signal exits at once);
 SIGHUP reloads the configuration file, and so does a change of the file
 (a bad file is rejected, the old configuration keeps running).
 
-Traces: OpenTelemetry over OTLP/HTTP when tracing.enabled is set in the file
+Traces: OpenTelemetry over OTLP/HTTP when tracing.enabled is true in the file
 or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 `;
 
@@ -97,7 +99,13 @@ export function writeAtomically(file: string, content: string): void {
   }
 }
 
-async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<number> {
+/** The last spans, flushed within the time a stop gives them (none to flush without tracing). */
+const traceFlusher =
+  (context: MainContext) =>
+  (timeoutMs: number): Promise<boolean> =>
+    context.tracing?.shutdown(timeoutMs) ?? Promise.resolve(true);
+
+async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<number> {
   const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true });
   try {
     const results = await exporter.runtime.runOnce();
@@ -112,13 +120,17 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
     } else process.stdout.write(text);
     return results.every((result) => result === 'success') ? EXIT.success : EXIT.collectorFailed;
   } finally {
-    await exporter.stop();
+    // The exit codes say what was written: what the stop cut short (a dead OTLP endpoint) is only logged,
+    // the spans by src/main.ts.
+    const deadline = new StopDeadline();
+    await exporter.stop(deadline, traceFlusher(context));
+    const cutShort = deadline.cutShort.filter((step) => step !== SPANS_STEP);
+    if (cutShort.length > 0) logger.warn({ cutShort }, 'stop cut short');
   }
 }
 
 async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
   const exporter = new Exporter(config, logger, context.tracing ? { tracing: context.tracing.plan } : {});
-  await exporter.start();
   const reloader = new ConfigReloader({
     file: options.config,
     read: readConfig,
@@ -126,23 +138,36 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     onOutcome: (outcome) => exporter.recordReload(outcome),
     logger,
   });
-  reloader.watch();
   let stopping = false;
   const shutdown = (signal: string): void => {
-    if (stopping) return;
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting at once');
+      process.exit(1);
+    }
     stopping = true;
-    logger.info({ signal }, 'shutting down');
-    const stopped = reloader.close().then(() => exporter.stop());
-    // The spans of the last collections are exported whatever the outcome.
-    stopped.finally(() => context.tracing?.shutdown()).then(
-      () => process.exit(0),
+    const deadline = new StopDeadline();
+    logger.info({ signal, deadlineSeconds: deadline.totalMs / 1000 }, 'shutting down');
+    const exit = (cutShort: string[]): never => {
+      if (cutShort.length === 0) process.exit(0);
+      logger.error({ cutShort, deadlineSeconds: deadline.totalMs / 1000 }, 'stop cut short');
+      process.exit(1);
+    };
+    // Every step is bounded by the deadline; this is for whatever was not foreseen.
+    setTimeout(() => exit([...deadline.cutShort, 'the stop']), deadline.totalMs).unref();
+    // A reload going on ends on its own: it never waits on a source, and starts nothing once stopped.
+    void reloader.close();
+    exporter.stop(deadline, traceFlusher(context)).then(
+      () => exit(deadline.cutShort),
       (error: Error) => {
         logger.error({ err: error }, 'shutdown failed');
         process.exit(1);
       },
     );
   };
+  // Before the start: a stop asked for while the server starts listening is not lost.
   for (const signal of ['SIGTERM', 'SIGINT']) process.on(signal, () => shutdown(signal));
+  await exporter.start();
+  reloader.watch();
   process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 }
 
@@ -179,7 +204,7 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
     logger.info({ reason: plan.reason, endpoint: plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*', serviceName: plan.serviceName }, 'tracing enabled');
     context.tracing.reportTo((fields, message) => logger.warn(fields, message));
   }
-  if (options.once) return runOnce(config, options, logger);
+  if (options.once) return runOnce(config, options, logger, context);
   await runDaemon(config, options, logger, context);
   return undefined;
 }

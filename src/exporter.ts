@@ -14,9 +14,12 @@ import { CollectionHost } from './collection/host';
 import { shardAssignment } from './scheduler/sharding';
 import type { ConfigChange } from './collection/protocol';
 import type { TracingPlan } from './tracing';
+import { StopDeadline } from './stop-deadline';
 
-/** Longest wait for the last estate events at stop: a dead OTLP endpoint must not hold the process. */
-const EVENTS_SHUTDOWN_TIMEOUT_MS = 5_000;
+/** Longest wait for the last estate events and spans at stop: a dead OTLP endpoint must not hold the process. */
+const FLUSH_TIMEOUT_MS = 5_000;
+/** The step of a stop that flushes the spans, as `StopDeadline.cutShort` names it. */
+export const SPANS_STEP = 'exporting the last spans';
 
 /**
  * The settings read only at start that differ between the running and the
@@ -36,10 +39,10 @@ function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): 
 }
 
 /** Collection as the serving side drives it: in another thread (CollectionHost) or in this one (ExporterRuntime). */
-type Collection = Pick<
-  ExporterRuntime,
-  'store' | 'settings' | 'currentConfig' | 'targetNames' | 'firstRoundComplete' | 'start' | 'runOnce' | 'applyConfig' | 'stop'
->;
+type Collection = Pick<ExporterRuntime, 'store' | 'settings' | 'currentConfig' | 'targetNames' | 'firstRoundComplete' | 'start' | 'runOnce' | 'applyConfig'> & {
+  /** within `budgetMs` when it runs in a thread of its own (the thread is then ended) */
+  stop(budgetMs?: number): Promise<void>;
+};
 
 /**
  * The running daemon: the HTTP endpoints that publish the results of
@@ -181,10 +184,20 @@ export class Exporter {
     this.selfMetrics.recordConfigLoad(outcome === 'applied', this.now());
   }
 
-  /** Stops serving and collecting, then sends the estate events still queued (bounded in time). */
-  async stop(): Promise<void> {
-    if (this.server) await closeServer(this.server);
-    await this.runtime.stop();
-    await this.events?.shutdown(EVENTS_SHUTDOWN_TIMEOUT_MS);
+  /**
+   * Stops serving and collecting (the runs going on are aborted), then sends
+   * the estate events still queued and, with `flushTraces`, the last spans,
+   * both at once, within the deadline; what it cut short is in `deadline.cutShort`.
+   */
+  async stop(deadline = new StopDeadline(), flushTraces?: (timeoutMs: number) => Promise<boolean>): Promise<void> {
+    await Promise.all([
+      this.server && deadline.bound('closing the HTTP connections', closeServer(this.server)),
+      deadline.bound('aborting the collections and logging out', this.runtime.stop(deadline.budgetMs())),
+    ]);
+    const flushMs = deadline.budgetMs(FLUSH_TIMEOUT_MS);
+    await Promise.all([
+      this.events && deadline.bound('sending the last estate events', this.events.shutdown(flushMs)),
+      flushTraces?.(flushMs).then((flushed) => flushed || deadline.cutShort.push(SPANS_STEP)),
+    ]);
   }
 }

@@ -5,7 +5,7 @@ import type { RequestObserver } from './clients/http';
 import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
 import { SnapshotStore, type StoreListener } from './snapshot/store';
-import { CollectorJob, type CarriedOver, type RunResult, type TargetRuntime } from './scheduler/job';
+import { CollectorJob, type JobSettings, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
@@ -14,12 +14,6 @@ import type { EstateEvents } from './collectors/types';
 import type { ConfigChange } from './collection/protocol';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
-/**
- * How long a shutdown waits for running collections before aborting their
- * requests: a run about to finish still commits, and with the logouts (at most
- * 5 s) the exit stays well inside the grace period of the shipped manifests (60 s).
- */
-const SHUTDOWN_GRACE_MS = 5_000;
 
 interface ActiveTarget {
   runtime: TargetRuntime;
@@ -95,11 +89,17 @@ export class ExporterRuntime {
       client: createClient(target, { logger, responseBudget: this.responseBudget, ...(this.deps.observer ? { observer: this.deps.observer } : {}) }),
       shared: new Map(),
     };
-    return this.activate(runtime, new Map());
+    const active = { runtime, jobs: this.jobsFor(runtime, []), fingerprint: fingerprintOf(target) };
+    this.targets.set(target.name, active);
+    return active;
   }
 
-  /** Creates the target's jobs (each starting from what its predecessor in `carried` hands on) and makes it active. */
-  private activate(runtime: TargetRuntime, carried: ReadonlyMap<string, CarriedOver>): ActiveTarget {
+  /**
+   * The jobs of the target's enabled collectors, in their registry's order,
+   * registered in the store with their schedules: a job of `kept` is reused
+   * (its state with it) with the settings the target now gives it.
+   */
+  private jobsFor(runtime: TargetRuntime, kept: readonly CollectorJob[]): CollectorJob[] {
     const target = runtime.config;
     const jobs: CollectorJob[] = [];
     for (const definition of (this.deps.collectorsFor ?? collectorsFor)(target.kind)) {
@@ -110,20 +110,21 @@ export class ExporterRuntime {
       const timeoutMs =
         overrides?.timeout ?? definition.defaultTimeoutMs ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, interval * 800));
       this.store.register(target.name, target.kind, definition.name, interval);
-      jobs.push(
-        new CollectorJob(runtime, definition, schedule, timeoutMs, {
-          store: this.store,
-          logger: this.deps.logger,
-          settings: () => this.config.collection,
-          ...(this.deps.now ? { now: this.deps.now } : {}),
-          ...(carried.has(definition.name) ? { carriedOver: carried.get(definition.name) } : {}),
-          ...(this.deps.onEvents ? { onEvents: this.deps.onEvents } : {}),
-        }),
-      );
+      const job = kept.find((candidate) => candidate.name === definition.name);
+      if (job) job.reschedule({ schedule, timeoutMs });
+      jobs.push(job ?? this.newJob(runtime, definition, { schedule, timeoutMs }));
     }
-    const active = { runtime, jobs, fingerprint: fingerprintOf(target) };
-    this.targets.set(target.name, active);
-    return active;
+    return jobs;
+  }
+
+  private newJob(runtime: TargetRuntime, definition: CollectorJob['definition'], settings: JobSettings): CollectorJob {
+    return new CollectorJob(runtime, definition, settings, {
+      store: this.store,
+      logger: this.deps.logger,
+      settings: () => this.config.collection,
+      ...(this.deps.now ? { now: this.deps.now } : {}),
+      ...(this.deps.onEvents ? { onEvents: this.deps.onEvents } : {}),
+    });
   }
 
   /** Runs every collector of every target once (a first round each, the targets in parallel). */
@@ -156,8 +157,7 @@ export class ExporterRuntime {
     void this.runFirstRound(target).then(() => {
       this.deps.onFirstRound?.();
       // The target may have been removed by a reload while its first round ran.
-      if (!this.scheduling || this.targets.get(target.runtime.config.name) !== target) return;
-      for (const job of target.jobs) this.scheduler.add(job);
+      for (const job of target.jobs) this.scheduleIfActive(target, job);
     });
   }
 
@@ -207,38 +207,50 @@ export class ExporterRuntime {
     return { added, removed, restarted, rescheduled };
   }
 
+  /**
+   * Keeps the jobs that stay enabled, with their state and their runs going
+   * on, and moves them to their new schedules: nothing runs early. A
+   * collector disabled stops and loses its series; one enabled runs at once.
+   */
   private async rescheduleTarget(active: ActiveTarget, target: TargetConfig): Promise<void> {
-    await Promise.all(active.jobs.map((job) => this.scheduler.remove(job)));
-    const carried = new Map(active.jobs.map((job) => [job.name, job.carryOver]));
-    const successor = this.activate({ ...active.runtime, config: target }, carried);
-    const enabled = new Set(successor.jobs.map((job) => job.name));
-    for (const job of active.jobs) if (!enabled.has(job.name)) this.store.remove(target.name, job.name);
-    if (this.scheduling) this.startTarget(successor);
+    active.runtime.config = target;
+    active.fingerprint = fingerprintOf(target);
+    const previous = active.jobs;
+    active.jobs = this.jobsFor(active.runtime, previous);
+    for (const job of previous) {
+      if (active.jobs.includes(job)) continue;
+      await this.scheduler.remove(job);
+      this.store.remove(target.name, job.name);
+    }
+    for (const job of active.jobs) {
+      if (previous.includes(job)) await this.scheduler.reschedule(job);
+      else if (this.scheduling) void job.run().then(() => this.scheduleIfActive(active, job));
+    }
   }
 
+  /** Puts the job on its schedule unless a reload or the stop has removed its target meanwhile. */
+  private scheduleIfActive(active: ActiveTarget, job: CollectorJob): void {
+    if (this.scheduling && this.targets.get(active.runtime.config.name) === active && active.jobs.includes(job)) this.scheduler.add(job);
+  }
+
+  /** Aborts the target's runs and logs out in the background: a reload never waits on a source. */
   private async stopTarget(name: string, active: ActiveTarget): Promise<void> {
     this.targets.delete(name);
     await Promise.all(active.jobs.map((job) => this.scheduler.remove(job)));
     this.store.removeTarget(name);
-    await active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: name, err: error }, 'closing client failed'));
+    void this.closeClient(active);
   }
 
-  /**
-   * Graceful shutdown: no new runs, wait for running ones (their requests
-   * aborted after SHUTDOWN_GRACE_MS), log out of every source.
-   */
+  private closeClient(active: ActiveTarget): Promise<void> {
+    const target = active.runtime.config.name;
+    return active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target, err: error }, 'closing client failed'));
+  }
+
+  /** Shutdown: no new runs, the running ones aborted (their results discarded), a logout from every source. */
   async stop(): Promise<void> {
     this.scheduling = false;
-    const options = { abortAfterMs: SHUTDOWN_GRACE_MS };
     // Jobs of a first round still going on are not in the scheduler yet: both are stopped at once.
-    await Promise.all([
-      this.scheduler.stop(options),
-      ...[...this.targets.values()].flatMap((target) => target.jobs.map((job) => job.stop(options))),
-    ]);
-    await Promise.all(
-      [...this.targets.values()].map((target) =>
-        target.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target: target.runtime.config.name, err: error }, 'closing client failed')),
-      ),
-    );
+    await Promise.all([this.scheduler.stop(), ...[...this.targets.values()].flatMap((target) => target.jobs.map((job) => job.stop()))]);
+    await Promise.all([...this.targets.values()].map((target) => this.closeClient(target)));
   }
 }

@@ -36,8 +36,12 @@ export interface TracingPlan {
 
 export interface Tracing {
   plan: TracingPlan;
-  /** exports the spans still buffered and stops; bounded in time, never throws; false when it gave up waiting */
-  shutdown(): Promise<boolean>;
+  /**
+   * Exports the spans still buffered and stops, waiting at most `timeoutMs`
+   * (5 s by default); never throws; false when it gave up waiting. Only the
+   * first call's limit counts: later calls get the same outcome.
+   */
+  shutdown(timeoutMs?: number): Promise<boolean>;
   /** where failed span exports are reported from now on (until then: JSON lines on stderr) */
   reportTo(log: ExportFailureLog): void;
 }
@@ -145,18 +149,26 @@ const listOf = (value: string | undefined): string[] =>
 /**
  * Whether and how to trace. The config file's values win over the OTEL_*
  * variables, which fill in what the file leaves unset. OTEL_SDK_DISABLED=true
- * and OTEL_TRACES_EXPORTER=none turn tracing off whatever the file says.
+ * and OTEL_TRACES_EXPORTER=none turn tracing off whatever the file says. An
+ * explicit `enabled: false` wins over OTEL_* variables that ask for traces:
+ * `warn` says so, as the operator who set them expects traces.
  */
-export function planTracing(file: TracingFileSettings, env: NodeJS.ProcessEnv = process.env): TracingPlan | undefined {
+export function planTracing(
+  file: TracingFileSettings,
+  env: NodeJS.ProcessEnv = process.env,
+  warn: ExportFailureLog = stderrWarn,
+): TracingPlan | undefined {
   const exporters = listOf(env.OTEL_TRACES_EXPORTER);
   if (isTrue(env.OTEL_SDK_DISABLED) || exporters.includes('none')) return undefined;
-  // The file's value wins here too: `enabled: false` is off whatever OTEL_* the environment holds.
-  if (file.enabled === false) return undefined;
-  let reason: string | undefined;
-  if (file.enabled === true) reason = 'tracing.enabled in the configuration file';
-  else if (exporters.includes('otlp')) reason = 'OTEL_TRACES_EXPORTER=otlp';
-  else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) reason = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
-  else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) reason = 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  let fromEnv: string | undefined;
+  if (exporters.includes('otlp')) fromEnv = 'OTEL_TRACES_EXPORTER=otlp';
+  else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) fromEnv = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
+  else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) fromEnv = 'OTEL_EXPORTER_OTLP_ENDPOINT';
+  if (file.enabled === false) {
+    if (fromEnv) warn({ ignored: fromEnv }, `tracing off: tracing.enabled is false in the configuration file, which wins over ${fromEnv}`);
+    return undefined;
+  }
+  const reason = file.enabled === true ? 'tracing.enabled in the configuration file' : fromEnv;
   if (!reason) return undefined;
   const serviceNameFromEnv = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const serviceName = file.serviceName ?? (serviceNameFromEnv ? undefined : DEFAULT_SERVICE_NAME);
@@ -191,13 +203,13 @@ export function startTracing(plan: TracingPlan): Tracing {
   let stopping: Promise<boolean> | undefined;
   return {
     plan,
-    shutdown: () =>
+    shutdown: (timeoutMs = SHUTDOWN_TIMEOUT_MS) =>
       (stopping ??= Promise.race([
         sdk.shutdown().then(
           () => true,
           () => true, // a failed export is reported by the exporter
         ),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), SHUTDOWN_TIMEOUT_MS).unref()),
+        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
       ])),
     reportTo: (log) => exporter.reportTo(log),
   };

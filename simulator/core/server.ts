@@ -22,8 +22,8 @@ export interface StartApiServerOptions {
   tls?: { key: string; cert: string };
   faults: Faults;
   stats: Stats;
-  /** the API's error body for an injected `status` fault (default `{code, message}`) */
-  errorBody?: (status: number, req: Request) => unknown;
+  /** the API's error body for an injected `status` fault, with the fault's reason if it has one (default `{code, message}`) */
+  errorBody?: (status: number, req: Request, reason?: string) => unknown;
 }
 
 /** A body that starts like a JSON page and stops mid-string: what a proxy cutting a response short produces. */
@@ -44,6 +44,7 @@ export async function startApiServer(opts: StartApiServerOptions): Promise<ApiSe
   front.use(statsMiddleware(opts.api, opts.stats));
   front.use(overloadMiddleware(opts));
   front.use(faultMiddleware(opts, timers));
+  front.use(refusalMiddleware(opts.api, opts.stats));
   front.use(opts.app);
 
   const server = opts.tls ? https.createServer({ key: opts.tls.key, cert: opts.tls.cert }, front) : http.createServer(front);
@@ -110,8 +111,51 @@ function statsMiddleware(api: ApiName, stats: Stats) {
   };
 }
 
-function errorBodyFor(opts: StartApiServerOptions, status: number, req: Request): unknown {
-  return opts.errorBody ? opts.errorBody(status, req) : { code: status, message: http.STATUS_CODES[status] ?? 'Error' };
+/**
+ * Counts the app's 400 answers as refusals (stats.recordRefusal) by route
+ * and reason: an injected fault answers before this and is not a refusal.
+ */
+function refusalMiddleware(api: ApiName, stats: Stats) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const json = res.json.bind(res);
+    res.json = ((body: unknown) => {
+      if (res.statusCode === 400) stats.recordRefusal(api, `${req.baseUrl}${routeOf(req) ?? pathnameOf(req.url)}`, reasonOf(body));
+      return json(body);
+    }) as Response['json'];
+    next();
+  };
+}
+
+function routeOf(req: Request): string | undefined {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : undefined;
+}
+
+/** the reason an API's error body gives (management: reason, plugin: message, storage: details) */
+function reasonOf(body: unknown): string {
+  const fields = (body ?? {}) as Record<string, unknown>;
+  const reason = fields.reason ?? fields.message ?? fields.details;
+  return typeof reason === 'string' ? reason : 'Bad request';
+}
+
+/**
+ * A listing answer (a bare array, or an object whose first array is the
+ * listing: `content`, `alert_list`, ...) with one item's field changed. The
+ * answer is copied where it changes: the estate's own records stay as they are.
+ */
+function withItemField(body: unknown, change: { id?: string; index?: number; field: string; value: unknown }): unknown {
+  const chosen = (item: unknown, index: number): boolean =>
+    change.id === undefined ? index === change.index : (item as { id?: unknown } | null)?.id === change.id;
+  const changed = (items: unknown[]): unknown[] =>
+    items.map((item, index) => (item && typeof item === 'object' && chosen(item, index) ? { ...item, [change.field]: change.value } : item));
+  if (Array.isArray(body)) return changed(body);
+  if (!body || typeof body !== 'object') return body;
+  const key = Object.keys(body).find((name) => Array.isArray((body as Record<string, unknown>)[name]));
+  return key === undefined ? body : { ...body, [key]: changed((body as Record<string, unknown[]>)[key] as unknown[]) };
+}
+
+function errorBodyFor(opts: StartApiServerOptions, status: number, req: Request, reason?: string): unknown {
+  return opts.errorBody ? opts.errorBody(status, req, reason) : { code: status, message: reason ?? http.STATUS_CODES[status] ?? 'Error' };
 }
 
 /**
@@ -143,12 +187,28 @@ function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout
     switch (fault.kind) {
       case 'status': {
         if (fault.retryAfterSeconds !== undefined) res.setHeader('Retry-After', String(fault.retryAfterSeconds));
-        res.status(fault.status).json(errorBodyFor(opts, fault.status, req));
+        const { reason } = fault;
+        if (!reason) {
+          res.status(fault.status).json(errorBodyFor(opts, fault.status, req));
+          return;
+        }
+        // The reason quotes the body: read it whole first (no route has parsed it yet).
+        const chunks: Buffer[] = [];
+        req.on('data', (chunk: Buffer) => chunks.push(chunk));
+        req.once('end', () => {
+          const text = reason({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
+          res.status(fault.status).json(errorBodyFor(opts, fault.status, req, text));
+        });
         return;
       }
       case 'malformed':
         res.status(200).type('application/json').send(MALFORMED_BODY);
         return;
+      case 'item': {
+        const json = res.json.bind(res);
+        res.json = (body: unknown) => json(withItemField(body, fault));
+        return next();
+      }
       case 'hang':
         // Never answer: the client's timeout or the server's close() ends the socket.
         return;

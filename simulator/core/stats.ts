@@ -11,17 +11,30 @@ interface Entry {
 /** Request counts and response bytes per (API, method, pathname), for tests and benchmarks. */
 export class Stats implements RequestStats {
   private entries = new Map<string, Entry>();
-  private refused = new Map<ApiName, number>();
+  /** refused requests by "api endpoint: reason" */
+  private refused = new Map<string, { api: ApiName; count: number }>();
 
-  /** counts one request refused for breaking a rule of the API (e.g. random paging past 10,000 results) */
-  recordRefusal(api: ApiName): void {
-    this.refused.set(api, (this.refused.get(api) ?? 0) + 1);
+  /**
+   * Counts one request refused (answered 400) for breaking a rule of the API:
+   * random paging past 10,000 results, a filter outside the grammar, a query
+   * parameter the endpoint does not take ...
+   */
+  recordRefusal(api: ApiName, endpoint: string, reason: string): void {
+    const key = `${api} ${endpoint}: ${reason.slice(0, 200)}`;
+    const entry = this.refused.get(key) ?? { api, count: 0 };
+    entry.count += 1;
+    this.refused.set(key, entry);
   }
 
   refusals(api?: ApiName): number {
     let sum = 0;
-    for (const [name, count] of this.refused) if (api === undefined || name === api) sum += count;
+    for (const entry of this.refused.values()) if (api === undefined || entry.api === api) sum += entry.count;
     return sum;
+  }
+
+  /** the refusals by "api endpoint: reason", for a test's message when there should be none */
+  refusalCounts(): Record<string, number> {
+    return Object.fromEntries([...this.refused].map(([key, entry]) => [key, entry.count]));
   }
 
   /** counts one request and adds `bytes` of response body */

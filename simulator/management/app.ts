@@ -5,7 +5,6 @@
  */
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { SimContext } from '../core/context';
-import type { Stats } from '../core/stats';
 import { Sessions } from './auth';
 import { renderCopy } from './copies';
 import { errorBody, managementErrorBody, pathOf, sendError } from './errors';
@@ -33,12 +32,12 @@ const API = '/api/v2';
 
 type Route = { method: 'get' | 'post' | 'delete'; handler: RequestHandler; open?: boolean };
 
-/** `stats`, when given, counts the requests refused for breaking the API's rules. */
-export function createManagementApp(estate: ManagementEstate, ctx: SimContext, stats?: Stats): Express {
+export function createManagementApp(estate: ManagementEstate, ctx: SimContext): Express {
   const state = estate.state;
   const sessions = new Sessions(ctx);
-  const lister = new Lister(() => stats?.recordRefusal('management'));
+  const lister = new Lister();
   const now = (): number => ctx.clock.now().getTime();
+  const listQuery = (req: Request, params: readonly string[] = LIST_PARAMS): ListQuery => queryOf(req, params, ctx.strictRestValidation !== false);
 
   const routes: Record<string, Route[]> = {
     '/login': [{ method: 'post', open: true, handler: login }],
@@ -74,7 +73,7 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext, s
       },
     ],
     '/latest-copies': [{ method: 'get', handler: latestCopies }],
-    '/copy-metrics': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(copyMetricsList(state), listQuery(req))) }],
+    '/copy-metrics': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(copyMetricsList(state), listQuery(req, ['page', 'pageSize']))) }],
     '/activities': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(activityList(state), listQuery(req))) }],
     '/activities/:id': [
       {
@@ -137,12 +136,9 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext, s
   }
 
   function latestCopies(req: Request, res: Response): void {
-    const query = listQuery(req);
+    // With strict REST validation off the service reads page and pageSize too.
+    const query = listQuery(req, ctx.strictRestValidation === false ? LIST_PARAMS : ['filter']);
     const required = 'Send filter=assetId in ("<id>", ...) naming the assets';
-    if (ctx.strictRestValidation !== false) {
-      const undocumented = Object.keys(req.query).filter((name) => name !== 'filter');
-      if (undocumented.length > 0) throw new HttpError(400, `Unknown query parameter ${undocumented.join(', ')}`, 'latest-copies takes only filter');
-    }
     if (query.filter === undefined || query.filter.trim() === '') throw new HttpError(400, 'latest-copies requires a filter on assetId', required);
     const fields = copyFields(now());
     let compiled;
@@ -195,15 +191,23 @@ function found<T>(value: T | undefined, what: string, id: string): T {
   return value;
 }
 
-const QUERY_PARAMS = ['filter', 'orderby', 'page', 'pageSize', 'queryState'] as const;
+/** What a listing takes; copy-metrics and latest-copies take less (api-notes.md). */
+const LIST_PARAMS = ['filter', 'orderby', 'page', 'pageSize', 'queryState'] as const;
 
-function listQuery(req: Request): ListQuery {
+/**
+ * The query of a list request. With strict REST validation (the default) a
+ * parameter the endpoint does not take is a 400, as the product answers it;
+ * without it, such a parameter is ignored.
+ */
+function queryOf(req: Request, params: readonly string[], strict: boolean): ListQuery {
   const query: ListQuery = {};
-  for (const name of QUERY_PARAMS) {
-    const value = (req.query as Record<string, unknown>)[name];
-    if (value === undefined) continue;
+  for (const [name, value] of Object.entries(req.query as Record<string, unknown>)) {
+    if (!params.includes(name)) {
+      if (strict) throw new HttpError(400, `Unknown query parameter ${name.slice(0, 40)}`, `This endpoint takes ${params.join(', ') || 'no parameters'}`);
+      continue;
+    }
     if (typeof value !== 'string') throw new HttpError(400, `query parameter ${name} must be given once`);
-    query[name] = value;
+    query[name as keyof ListQuery] = value;
   }
   return query;
 }

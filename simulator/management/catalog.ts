@@ -58,10 +58,16 @@ export const POLICY_NAMES = ['Gold', 'Silver', 'Bronze', 'Platinum', 'Tier-1', '
 export interface PolicySchedulePlan {
   frequency: 'HOURLY' | 'DAILY' | 'WEEKLY';
   interval: number;
-  shown: 'schedule' | 'null' | 'unknown-frequency';
+  /** 'minutes': the same schedule written as MINUTELY with the interval in minutes */
+  shown: 'schedule' | 'minutes' | 'null' | 'unknown-frequency';
+  /**
+   * A second operation of the stage: a YEARLY full (never the most frequent),
+   * or one whose frequency the exporter does not know, which costs only itself.
+   */
+  extra?: 'YEARLY' | 'unknown-frequency';
 }
 
-/** The frequency a policy shown with 'unknown-frequency' has: none of HOURLY, DAILY, WEEKLY, MONTHLY. */
+/** The frequency a policy shown with 'unknown-frequency' has: none of the product's Schedule enum. */
 export const UNKNOWN_FREQUENCY = 'CONTINUOUS';
 
 /**
@@ -72,11 +78,11 @@ export const UNKNOWN_FREQUENCY = 'CONTINUOUS';
  */
 export const POLICY_SCHEDULES: readonly PolicySchedulePlan[] = [
   { frequency: 'DAILY', interval: 1, shown: 'schedule' },
-  { frequency: 'HOURLY', interval: 8, shown: 'schedule' },
+  { frequency: 'HOURLY', interval: 8, shown: 'minutes' },
   { frequency: 'HOURLY', interval: 12, shown: 'schedule' },
   { frequency: 'HOURLY', interval: 4, shown: 'schedule' },
-  { frequency: 'DAILY', interval: 1, shown: 'schedule' },
-  { frequency: 'WEEKLY', interval: 1, shown: 'schedule' },
+  { frequency: 'DAILY', interval: 1, shown: 'schedule', extra: 'unknown-frequency' },
+  { frequency: 'WEEKLY', interval: 1, shown: 'schedule', extra: 'YEARLY' },
   { frequency: 'DAILY', interval: 1, shown: 'null' },
   { frequency: 'DAILY', interval: 1, shown: 'unknown-frequency' },
 ];

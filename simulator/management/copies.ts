@@ -2,6 +2,7 @@
  * Copies: creation from a policy's schedule, the time-derived cloud tiering,
  * and rendering to the API shape.
  */
+import { omits } from '../core/sparse';
 import type { SeededRandom } from '../core/random';
 import { assetTypeInfo, DAY_MS, HOUR_MS } from './catalog';
 import type { AssetRecord, CopyRecord, EstateState, PolicyRecord } from './records';
@@ -152,6 +153,9 @@ export function renderCopy(c: CopyRecord, nowMs: number): Copy {
       storageClass: location === 'CLOUD' ? 'Cloud' : 'Protection',
     },
   };
+  // the model leaves size and location optional: a few copies show it
+  if (omits(c.id, 'size')) delete copy.size;
+  if (omits(c.id, 'location')) delete copy.location;
   if (vm) {
     const disks = vm.disks.map((d, i) => ({
       excluded: d.excluded,

@@ -12,12 +12,15 @@ import { makeCopy } from './copies';
 import type { AssetRecord, CopyRecord } from './records';
 
 export const DELETED_COPY_STATES = ['DELETED', 'SOFT_DELETED', 'DELETING', 'DELETE_FAILED'] as const;
+/** A copy deleted from storage whose catalog entry could not be removed: listed, not live. */
+const CATALOG_DELETE_FAILED = 'CATALOG_DELETE_FAILED';
 
 /** Share of the assets with copies that also list copies in a deletion state. */
 const ASSETS_WITH_DELETED_COPIES = 0.3;
 
 /**
- * Gives some assets one copy in each deletion state. Two of them are newer
+ * Gives some assets one copy in each deletion state (the CATALOG_DELETE_FAILED
+ * one a twin of the DELETED one, so the estate's random stream stays as it was). Two of them are newer
  * than the asset's newest live copy (a backup deleted by hand right after it
  * was made): latest-copies names them unless its filter leaves them out.
  */
@@ -39,6 +42,8 @@ export function addDeletedCopies(rng: SeededRandom, assets: readonly AssetRecord
       });
       return { ...copy, state };
     });
+    const first = deleted[0] as CopyRecord;
+    deleted.push({ ...first, id: twinId(first.id), createMs: first.createMs - 500, state: CATALOG_DELETE_FAILED });
     asset.deletedCopies = deleted.sort((a, b) => a.createMs - b.createMs);
   }
 }
@@ -48,4 +53,10 @@ export function listedCopies(asset: AssetRecord): CopyRecord[] {
   const deleted = asset.deletedCopies;
   if (!deleted || deleted.length === 0) return asset.copies;
   return [...asset.copies, ...deleted].sort((a, b) => a.createMs - b.createMs);
+}
+
+/** Another id of the same shape: the first hex digit turned round. */
+function twinId(id: string): string {
+  const digit = parseInt(id.charAt(0), 16);
+  return Number.isNaN(digit) ? `x${id}` : (15 - digit).toString(16) + id.slice(1);
 }

@@ -1,7 +1,7 @@
 /**
  * The management service's error body: {code, reason, remediation, timestamp,
  * path, extendedInfo}. code equals the HTTP status, timestamp is epoch ms,
- * extendedInfo is always null. Reasons never echo credentials or tokens.
+ * extendedInfo is always null. Its own reasons never echo credentials or tokens (a fault's may: see FaultRule).
  */
 import http from 'node:http';
 import type { Request, Response } from 'express';
@@ -45,8 +45,9 @@ export function errorBody(status: number, path: string, reason?: string, remedia
 }
 
 /** the body of an error the service answers with, for injected faults too (see core/server.ts) */
-export function managementErrorBody(status: number, req: Request): unknown {
+export function managementErrorBody(status: number, req: Request, reason?: string): unknown {
   const path = pathOf(req);
+  if (reason !== undefined) return errorBody(status, path, reason);
   if (status === 404) return errorBody(404, path, `The resource ${path} is not supported`, 'Check the path and the identifier');
   if (status === 405) return errorBody(405, path, `Method ${req.method} is not supported on ${path}`, 'Use one of the methods listed in the Allow header');
   return errorBody(status, path);

@@ -1,19 +1,24 @@
 /**
- * The management service's `filter` query language:
+ * The management service's `filter` query language, from the product's
+ * published grammar (docs/api/api-notes.md, "Filter grammar"):
  *
- *   expr       := orExpr
- *   orExpr     := andExpr ( "or" andExpr )*
- *   andExpr    := unary ( "and" unary )*
- *   unary      := "not" unary | "(" expr ")" | comparison
- *   comparison := FIELD OP value | FIELD ["not"] "in" "(" [ value ( "," value )* ] ")"
- *   OP         := eq | ne | gt | ge | lt | le | lk
- *   value      := "quoted string" | number | true | false | null | BAREWORD
+ *   filter           := logic-expression [ (and | or) logic-expression ] ...
+ *   logic-expression := [not] <field-name> <operator> <value> | (<value1>, <value2> ...)
  *
- * Strings are double-quoted with `\"` and `\\` escapes; barewords are enum
- * values (`LOCAL`), unquoted dates or anything else without spaces. Fields are
- * dotted paths (`result.status`) and must be known to the list being filtered:
- * an unknown field, like a syntax error, is a 400 for the caller.
- * Timestamps compare as instants, `lk` takes `%` wildcards (case-insensitive).
+ * read as:
+ *
+ *   logic-expression := ["not"] FIELD OP scalar | ["not"] FIELD "in" "(" scalar ( "," scalar )* ")"
+ *   OP               := eq | ne | gt | ge | lt | le | lk
+ *   scalar           := "quoted string" | number | true | false | null | ENUM_CONSTANT
+ *
+ * `not` prefixes one expression; there is no `not in` operator, no group in
+ * parentheses (only a list is parenthesised), no empty list, and a string is
+ * quoted unless it is an enumeration constant (`HV_MANAGER`): everything else is a 400 for the caller, as the product
+ * answers it. The grammar leaves open how a chain mixing `and` and `or`
+ * binds; it is read with `and` binding tighter. Strings take `\"` and `\\`
+ * escapes. Fields are dotted paths (`result.status`) and must be known to the
+ * list being filtered. Timestamps compare as instants, `lk` takes `%`
+ * wildcards (case-insensitive).
  */
 
 export type FieldKind = 'string' | 'number' | 'boolean' | 'time';
@@ -34,7 +39,7 @@ export type FilterNode =
   | { type: 'and' | 'or'; left: FilterNode; right: FilterNode }
   | { type: 'not'; operand: FilterNode }
   | { type: 'cmp'; field: string; op: ComparisonOp; value: Literal; quoted: boolean }
-  | { type: 'in'; field: string; values: Literal[]; negated: boolean };
+  | { type: 'in'; field: string; values: Literal[] };
 
 /** A filter the caller got wrong: the message is safe to send back in a 400. */
 export class FilterError extends Error {}
@@ -45,40 +50,22 @@ type Token =
   | { t: 'lparen' | 'rparen' | 'comma'; pos: number };
 
 const BAREWORD = /[^\s(),"]/;
+const PUNCTUATION: Record<string, 'lparen' | 'rparen' | 'comma'> = { '(': 'lparen', ')': 'rparen', ',': 'comma' };
 
-export function tokenize(text: string): Token[] {
+function tokenize(text: string): Token[] {
   const tokens: Token[] = [];
   let i = 0;
   while (i < text.length) {
     const ch = text[i] as string;
+    const punctuation = PUNCTUATION[ch];
     if (/\s/.test(ch)) {
       i++;
-    } else if (ch === '(') {
-      tokens.push({ t: 'lparen', pos: i++ });
-    } else if (ch === ')') {
-      tokens.push({ t: 'rparen', pos: i++ });
-    } else if (ch === ',') {
-      tokens.push({ t: 'comma', pos: i++ });
+    } else if (punctuation) {
+      tokens.push({ t: punctuation, pos: i++ });
     } else if (ch === '"') {
-      const start = i++;
-      let value = '';
-      for (;;) {
-        if (i >= text.length) throw new FilterError(`unterminated string starting at position ${start + 1}`);
-        const c = text[i] as string;
-        if (c === '\\') {
-          const escaped = text[i + 1];
-          if (escaped === undefined) throw new FilterError(`dangling backslash at position ${i + 1}`);
-          value += escaped;
-          i += 2;
-        } else if (c === '"') {
-          i++;
-          break;
-        } else {
-          value += c;
-          i++;
-        }
-      }
-      tokens.push({ t: 'string', v: value, pos: start });
+      const { value, end } = quotedString(text, i);
+      tokens.push({ t: 'string', v: value, pos: i });
+      i = end;
     } else {
       const start = i;
       while (i < text.length && BAREWORD.test(text[i] as string)) i++;
@@ -88,73 +75,78 @@ export function tokenize(text: string): Token[] {
   return tokens;
 }
 
+/** The string starting at the double quote at `start`, unescaped, and the index after its closing quote. */
+function quotedString(text: string, start: number): { value: string; end: number } {
+  let value = '';
+  for (let i = start + 1; ; ) {
+    if (i >= text.length) throw new FilterError(`unterminated string starting at position ${start + 1}`);
+    const c = text[i] as string;
+    if (c === '"') return { value, end: i + 1 };
+    if (c === '\\') {
+      const escaped = text[i + 1];
+      if (escaped === undefined) throw new FilterError(`dangling backslash at position ${i + 1}`);
+      value += escaped;
+      i += 2;
+    } else {
+      value += c;
+      i++;
+    }
+  }
+}
+
 const OPERATORS = new Set<string>(['eq', 'ne', 'gt', 'ge', 'lt', 'le', 'lk']);
+const RESERVED = new Set<string>([...OPERATORS, 'and', 'or', 'not', 'in']);
 const NUMBER = /^-?\d+(\.\d+)?$/;
+const ENUM_CONSTANT = /^[A-Z][A-Z0-9_]*$/;
 const FIELD_NAME = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 
 class Parser {
   private i = 0;
   constructor(private readonly tokens: Token[]) {}
 
+  /** the chain of expressions, `and` binding tighter than `or` */
   parse(): FilterNode {
     if (this.tokens.length === 0) throw new FilterError('empty filter');
-    const node = this.orExpr();
+    let node = this.andChain();
+    while (this.keyword('or')) node = { type: 'or', left: node, right: this.andChain() };
     const rest = this.tokens[this.i];
-    if (rest) throw new FilterError(`unexpected ${describe(rest)} at position ${rest.pos + 1}`);
+    if (rest) throw new FilterError(`expected and or or at position ${rest.pos + 1}, found ${describe(rest)}`);
     return node;
   }
 
-  private orExpr(): FilterNode {
-    let left = this.andExpr();
-    while (this.keyword('or')) left = { type: 'or', left, right: this.andExpr() };
-    return left;
+  private andChain(): FilterNode {
+    let node = this.expression();
+    while (this.keyword('and')) node = { type: 'and', left: node, right: this.expression() };
+    return node;
   }
 
-  private andExpr(): FilterNode {
-    let left = this.unary();
-    while (this.keyword('and')) left = { type: 'and', left, right: this.unary() };
-    return left;
-  }
-
-  private unary(): FilterNode {
-    if (this.keyword('not')) return { type: 'not', operand: this.unary() };
-    const token = this.peek();
-    if (token?.t === 'lparen') {
-      this.i++;
-      const inner = this.orExpr();
-      this.expect('rparen', '")"');
-      return inner;
-    }
-    return this.comparison();
-  }
-
-  private comparison(): FilterNode {
+  private expression(): FilterNode {
+    const negated = this.keyword('not');
     const fieldToken = this.next('a field name');
-    if (fieldToken.t !== 'word' || !FIELD_NAME.test(fieldToken.v) || isReserved(fieldToken.v)) {
+    if (fieldToken.t === 'lparen') throw new FilterError(`parentheses group nothing but a list of values (position ${fieldToken.pos + 1})`);
+    if (fieldToken.t !== 'word' || !FIELD_NAME.test(fieldToken.v) || RESERVED.has(fieldToken.v)) {
       throw new FilterError(`expected a field name at position ${fieldToken.pos + 1}, found ${describe(fieldToken)}`);
     }
-    const field = fieldToken.v;
-    const negated = this.keyword('not');
+    const comparison = this.comparison(fieldToken.v);
+    return negated ? { type: 'not', operand: comparison } : comparison;
+  }
+
+  private comparison(field: string): FilterNode {
     const opToken = this.next('an operator');
-    const op = opToken.t === 'word' ? opToken.v.toLowerCase() : '';
-    if (op === 'in') return { type: 'in', field, values: this.list(), negated };
-    if (negated || !OPERATORS.has(op)) {
-      throw new FilterError(`expected an operator (eq, ne, gt, ge, lt, le, lk, in) after "${field}" at position ${opToken.pos + 1}`);
-    }
-    const valueToken = this.next('a value');
-    const { value, quoted } = literalOf(valueToken);
+    const op = opToken.t === 'word' ? opToken.v : '';
+    if (op === 'in') return { type: 'in', field, values: this.list() };
+    if (!OPERATORS.has(op)) throw new FilterError(`unknown operator ${opToken.t === 'word' ? op : describe(opToken)} after "${field}" at position ${opToken.pos + 1}`);
+    const { value, quoted } = scalar(this.next('a value'));
     return { type: 'cmp', field, op: op as ComparisonOp, value, quoted };
   }
 
   private list(): Literal[] {
-    this.expect('lparen', '"(" after in');
+    const open = this.next('"(" after in');
+    if (open.t !== 'lparen') throw new FilterError(`in takes a list in parentheses (position ${open.pos + 1})`);
+    if (this.tokens[this.i]?.t === 'rparen') throw new FilterError(`empty list at position ${open.pos + 1}`);
     const values: Literal[] = [];
-    if (this.peek()?.t === 'rparen') {
-      this.i++;
-      return values;
-    }
     for (;;) {
-      values.push(literalOf(this.next('a value')).value);
+      values.push(scalar(this.next('a value')).value);
       const sep = this.next('"," or ")"');
       if (sep.t === 'rparen') return values;
       if (sep.t !== 'comma') throw new FilterError(`expected "," or ")" at position ${sep.pos + 1}`);
@@ -162,16 +154,10 @@ class Parser {
   }
 
   private keyword(word: string): boolean {
-    const token = this.peek();
-    if (token?.t === 'word' && token.v.toLowerCase() === word) {
-      this.i++;
-      return true;
-    }
-    return false;
-  }
-
-  private peek(): Token | undefined {
-    return this.tokens[this.i];
+    const token = this.tokens[this.i];
+    if (token?.t !== 'word' || token.v !== word) return false;
+    this.i++;
+    return true;
   }
 
   private next(what: string): Token {
@@ -179,42 +165,27 @@ class Parser {
     if (!token) throw new FilterError(`unexpected end of filter, expected ${what}`);
     return token;
   }
-
-  private expect(t: 'lparen' | 'rparen', what: string): void {
-    const token = this.next(what);
-    if (token.t !== t) throw new FilterError(`expected ${what} at position ${token.pos + 1}, found ${describe(token)}`);
-  }
 }
 
-function isReserved(word: string): boolean {
-  const lower = word.toLowerCase();
-  return lower === 'and' || lower === 'or' || lower === 'not' || lower === 'in' || OPERATORS.has(lower);
-}
-
-function literalOf(token: Token): { value: Literal; quoted: boolean } {
+/**
+ * A value: a quoted string, a number, true, false, null, or an enumeration
+ * constant written bare (the seed's own examples: `type eq HV_MANAGER`); any
+ * other bare word is an unquoted string.
+ */
+function scalar(token: Token): { value: Literal; quoted: boolean } {
   if (token.t === 'string') return { value: token.v, quoted: true };
   if (token.t !== 'word') throw new FilterError(`expected a value at position ${token.pos + 1}, found ${describe(token)}`);
-  const lower = token.v.toLowerCase();
-  if (lower === 'null') return { value: null, quoted: false };
-  if (lower === 'true') return { value: true, quoted: false };
-  if (lower === 'false') return { value: false, quoted: false };
+  if (token.v === 'null') return { value: null, quoted: false };
+  if (token.v === 'true' || token.v === 'false') return { value: token.v === 'true', quoted: false };
   if (NUMBER.test(token.v)) return { value: Number(token.v), quoted: false };
-  return { value: token.v, quoted: false };
+  if (ENUM_CONSTANT.test(token.v)) return { value: token.v, quoted: false };
+  throw new FilterError(`unquoted string ${JSON.stringify(token.v.slice(0, 40))} at position ${token.pos + 1}: strings are in double quotes`);
 }
 
 function describe(token: Token): string {
-  switch (token.t) {
-    case 'word':
-      return `"${token.v}"`;
-    case 'string':
-      return 'a quoted string';
-    case 'lparen':
-      return '"("';
-    case 'rparen':
-      return '")"';
-    case 'comma':
-      return '","';
-  }
+  if (token.t === 'word') return `"${token.v}"`;
+  if (token.t === 'string') return 'a quoted string';
+  return { lparen: '"("', rparen: '")"', comma: '","' }[token.t];
 }
 
 export function parseFilter(text: string): FilterNode {
@@ -249,7 +220,7 @@ export function compileNode<T>(node: FilterNode, fields: FieldSpecs<T>): Predica
       const spec = fieldSpec(fields, node.field);
       const values = new Set(node.values.map((v) => coerce(spec.kind, v, node.field)));
       const get = spec.get;
-      return node.negated ? (item) => !values.has(normalise(get(item))) : (item) => values.has(normalise(get(item)));
+      return (item) => values.has(normalise(get(item)));
     }
     case 'cmp':
       return compileComparison(node, fieldSpec(fields, node.field));
@@ -415,7 +386,7 @@ export function pinnedValues(ast: FilterNode, field: string): Literal[] | undefi
     return l ?? r;
   }
   if (ast.type === 'cmp' && ast.field === field && ast.op === 'eq') return [ast.value];
-  if (ast.type === 'in' && ast.field === field && !ast.negated) return ast.values;
+  if (ast.type === 'in' && ast.field === field) return ast.values;
   return undefined;
 }
 

@@ -26,6 +26,7 @@ import {
   SITES,
   UNKNOWN_FREQUENCY,
   assetTypeInfo,
+  type PolicySchedulePlan,
 } from './catalog';
 import { lastExpiryRun, makeCopy, nextBackupAfter, scheduledCopies } from './copies';
 import { addDeletedCopies } from './deleted-copies';
@@ -198,16 +199,13 @@ function makePolicies(rng: SeededRandom, size: EstateSize, startMs: number, dedu
           protectionStorage.id,
           null,
           protectionDays,
-          schedule.shown === 'null'
-            ? null
-            : {
-                frequency: schedule.shown === 'unknown-frequency' ? UNKNOWN_FREQUENCY : schedule.frequency,
-                interval,
-                startTime: new Date(anchorMs).toISOString(),
-                duration: `PT${Math.round(windowMs / 60000)}M`,
-              },
+          shownSchedule(schedule, interval, periodMs, anchorMs, windowMs),
         ),
       );
+      if (schedule.extra) {
+        const frequency = schedule.extra === 'YEARLY' ? 'YEARLY' : UNKNOWN_FREQUENCY;
+        (stages[0] as PolicyStage).operations.push({ type: 'SYNTHETIC_FULL', schedule: { frequency, interval: 1, startTime: new Date(anchorMs).toISOString(), duration: 'PT8H' } });
+      }
       if (extras.includes('REPLICATION')) {
         const id = uuidFrom(rng);
         const days = retentionDays(replicationCopies);
@@ -246,7 +244,7 @@ function makePolicies(rng: SeededRandom, size: EstateSize, startMs: number, dedu
       periodMs,
       anchorMs,
       windowMs,
-      scheduleRpoMs: active && schedule.shown === 'schedule' ? periodMs + windowMs : null,
+      scheduleRpoMs: active && (schedule.shown === 'schedule' || schedule.shown === 'minutes') ? periodMs + windowMs : null,
       retentionMs,
       stageIds,
       tierAfterMs,
@@ -267,6 +265,13 @@ function hourlyInterval(nominal: number, copies: number): number {
   const divisors = [1, 2, 3, 4, 6, 8, 12];
   const fitting = divisors.filter((d) => d >= nominal && 24 / d <= Math.max(1, copies));
   return fitting[0] ?? 12;
+}
+
+/** The PROTECTION operation's schedule as the stage shows it (null: the operation is run by hand). */
+function shownSchedule(plan: PolicySchedulePlan, interval: number, periodMs: number, anchorMs: number, windowMs: number): PolicyStage['operations'][number]['schedule'] {
+  if (plan.shown === 'null') return null;
+  const frequency = plan.shown === 'minutes' ? 'MINUTELY' : plan.shown === 'unknown-frequency' ? UNKNOWN_FREQUENCY : plan.frequency;
+  return { frequency, interval: plan.shown === 'minutes' ? periodMs / 60_000 : interval, startTime: new Date(anchorMs).toISOString(), duration: `PT${Math.round(windowMs / 60000)}M` };
 }
 
 function periodOf(frequency: string, interval: number): number {
@@ -654,7 +659,7 @@ function makeAlerts(
       .replace('{storage}', rng.pick(storage).name)
       .replace('{source}', rng.pick(sources).api.name)
       .replace('{policy}', rng.pick(policies).api.name);
-    return {
+    const alert: Alert = {
       id: uuidFrom(rng),
       severity: template.severity,
       category: template.category,
@@ -662,6 +667,9 @@ function makeAlerts(
       postedTime: new Date(t).toISOString(),
       acknowledgement: { acknowledgeState: rng.chance(0.4) ? 'ACKNOWLEDGED' : 'UNACKNOWLEDGED' },
     };
+    // only id is required by the model: the newest alert gives no severity
+    if (i === times.length - 1) delete alert.severity;
+    return alert;
   });
 }
 
@@ -682,5 +690,8 @@ function makeCloudDrSessions(rng: SeededRandom, assets: AssetRecord[], startMs: 
       copyTime: new Date(startMs - rng.int(HOUR_MS, 7 * DAY_MS)).toISOString(),
     });
   }
+  // drType and status are optional in the model: one session gives no type, another no status
+  if (sessions[2]) delete sessions[2].drType;
+  if (sessions[3]) delete sessions[3].status;
   return sessions;
 }

@@ -3,6 +3,7 @@
  * as in the JSON), natural order and paging modes. Fields of compact records
  * read the records directly; time fields answer epoch ms.
  */
+import { omits } from '../core/sparse';
 import {
   activityBytes,
   activityDuration,
@@ -95,10 +96,17 @@ export function assetList(state: EstateState): ListSource<AssetRecord> {
     items: (snapshot) => arraySeq(snapshot ? state.assets.slice() : state.assets, (a) => a.createdMs),
     byId: (id) => state.assetById.get(id),
     keyOf: (a) => a.createdMs,
-    render: (a) => a.api,
+    render: renderAsset,
     stamp: () => stampOf(state),
     paging: 'both',
   };
+}
+
+/** An asset as listed: the model leaves lastAvailableCopyTime optional, and some assets without a copy time leave it out. */
+function renderAsset(asset: AssetRecord): unknown {
+  if (asset.api.lastAvailableCopyTime !== null || !omits(asset.api.id, 'lastAvailableCopyTime', 2)) return asset.api;
+  const { lastAvailableCopyTime: _none, ...rest } = asset.api;
+  return rest;
 }
 
 /** copy fields, for copies lists and the latest-copies filter (location is where the copy is at nowMs) */
@@ -290,7 +298,7 @@ export function complianceList(state: EstateState): ListSource<ComplianceDetail>
   return plainList<ComplianceDetail>(
     state,
     'compliance-details',
-    { assetId: 'string', assetName: 'string', protectionPolicyId: 'string', policyName: 'string', stageId: 'string', verificationTime: 'time', status: 'string' },
+    { assetId: 'string', assetName: 'string', protectionPolicyId: 'string', policyName: 'string', stageId: 'string', startTime: 'time', completionTime: 'time', createdAt: 'time', status: 'string' },
     () => complianceHistory(state),
   );
 }

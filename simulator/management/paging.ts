@@ -5,8 +5,8 @@
  * page {size, number, totalPages, totalElements}. The seed's rule "do not use
  * random paging for results above 10000 resources in total" is enforced the
  * way a service that holds to it answers: a page that reaches past the
- * 10,000th result of a larger query gets a 400 (reported to the Lister's
- * `onRefusal`, so tests can check that a client never asks). Lists that also page serially refuse
+ * 10,000th result of a larger query gets a 400 (counted as a refusal, so
+ * tests can check that a client never asks). Lists that also page serially refuse
  * any page past the 10,000th result.
  *
  * Serial paging: `queryState=BEGIN` (with filter, orderby, pageSize), then
@@ -117,9 +117,6 @@ export class Lister {
   private readonly cursors = new Map<string, Cursor<unknown>>();
   private readonly cache = new Map<string, unknown[]>();
 
-  /** `onRefusal` hears of each random-paging request refused for reaching past RANDOM_PAGING_WINDOW results */
-  constructor(private readonly onRefusal: () => void = () => undefined) {}
-
   /** answers a list request in the paging mode the query asks for */
   serve<T>(source: ListSource<T>, query: ListQuery): RandomPage | SerialPage {
     if (query.queryState !== undefined) {
@@ -137,7 +134,6 @@ export class Lister {
     const page = parseIntParam('page', query.page, 1);
     if (page < 1) throw new HttpError(400, `page must be 1 or more, got ${page}`);
     if (source.paging === 'both' && page * pageSize > RANDOM_PAGING_WINDOW) {
-      this.onRefusal();
       throw new HttpError(400, `random paging reaches at most ${RANDOM_PAGING_WINDOW} results (page ${page} x pageSize ${pageSize})`, 'Use serial paging (queryState=BEGIN) for larger result sets');
     }
     const resolved = this.resolve(source, query.filter, query.orderby, false);
@@ -146,7 +142,6 @@ export class Lister {
     const matches = direct ? undefined : this.matches(source, query, resolved);
     const total = direct ? direct.hi - direct.lo : (matches as T[]).length;
     if (total > RANDOM_PAGING_WINDOW && Math.min(total, from + pageSize) > RANDOM_PAGING_WINDOW) {
-      this.onRefusal();
       throw new HttpError(
         400,
         `random paging is not available for results above ${RANDOM_PAGING_WINDOW} resources in total (this query has ${total}; page ${page} x pageSize ${pageSize} reaches past result ${RANDOM_PAGING_WINDOW})`,

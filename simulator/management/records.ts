@@ -79,7 +79,7 @@ export interface CopyRecord {
   storageSystemId: string;
   policy: PolicyRecord | null;
   hotAdd: boolean;
-  /** a deletion state (DELETED, SOFT_DELETED, DELETING, DELETE_FAILED); absent on a live copy */
+  /** a deletion state (DELETED, SOFT_DELETED, DELETING, DELETE_FAILED, CATALOG_DELETE_FAILED); absent on a live copy */
   state?: string;
 }
 

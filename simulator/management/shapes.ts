@@ -89,7 +89,8 @@ export interface Copy {
   id: string;
   createTime: string;
   storageSystemId: string;
-  size: number;
+  /** optional in the model: a few copies leave it out (core/sparse.ts) */
+  size?: number;
   state: string | null;
   protectionCreated: boolean;
   replicatedCopy: boolean;
@@ -106,7 +107,8 @@ export interface Copy {
   externalId: string | null;
   restoreTargetCompatibilities: string[] | null;
   logCount: string;
-  location: CopyLocation;
+  /** optional in the model: a few copies leave it out (core/sparse.ts) */
+  location?: CopyLocation;
   details: {
     arraySubType: string;
     arraySerialNo: string;
@@ -193,7 +195,7 @@ export interface AuditEntry {
 
 export interface StageSchedule {
   /** CONTINUOUS: a frequency the exporter does not know (catalog.ts UNKNOWN_FREQUENCY) */
-  frequency: 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'CONTINUOUS';
+  frequency: 'MINUTELY' | 'HOURLY' | 'DAILY' | 'WEEKLY' | 'MONTHLY' | 'YEARLY' | 'CONTINUOUS';
   interval: number;
   startTime: string;
   duration: string;
@@ -239,12 +241,14 @@ export interface ComplianceDetail {
   protectionPolicyId: string;
   policyName: string;
   stageId: string;
-  /** when this verification run checked the objective */
-  verificationTime: string;
+  /** the run (the product's ComplianceDetail model): its latest by completionTime is the asset's compliance */
+  startTime: string;
+  completionTime: string;
+  createdAt: string;
   /** api-notes' flat field */
   status: ComplianceStatus;
-  /** the seed's field (release 19.7): the same result */
-  verifiedObjectives: { status: ComplianceStatus };
+  /** the seed's field (release 19.7): the same result; the product's model lacks it, and so do some records */
+  verifiedObjectives?: { status: ComplianceStatus };
   objectiveFailedNameList: string[];
 }
 
@@ -270,16 +274,18 @@ export interface InventorySource {
 export interface CloudDrSession {
   id: string;
   assetName: string;
-  drType: 'Test' | 'Failover';
+  /** drType and status are optional in the model: two sessions leave one out */
+  drType?: 'Test' | 'Failover';
   region: string;
-  status: string;
+  status?: string;
   instanceId: string;
   copyTime: string;
 }
 
 export interface Alert {
   id: string;
-  severity: AlertSeverity;
+  /** optional in the model (only id is required): the newest alert leaves it out */
+  severity?: AlertSeverity;
   category: string;
   message: string;
   postedTime: string;

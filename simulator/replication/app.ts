@@ -15,6 +15,7 @@ type Row = Readonly<Record<string, unknown>>;
  * table is tested against.
  */
 const PRODUCT_FIELD_NAMES: Readonly<Record<string, string>> = {
+  repSystemId: 'rpSystemId',
   repClusterId: 'rpClusterId',
   repClusterName: 'rpClusterName',
   hvClusterId: 'esxClusterId',
@@ -23,9 +24,14 @@ const PRODUCT_FIELD_NAMES: Readonly<Record<string, string>> = {
   hvMgrName: 'vcName',
 };
 
+/** The real plugin's bandwidthPriority is a number where the seed shows a name. */
+const PRODUCT_BANDWIDTH_PRIORITY: Readonly<Record<string, number>> = { HIGH: 1, NORMAL: 2, LOW: 3 };
+
 function productRow(row: object): Row {
   const out: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(row)) out[PRODUCT_FIELD_NAMES[field] ?? field] = value;
+  for (const [field, value] of Object.entries(row)) {
+    out[PRODUCT_FIELD_NAMES[field] ?? field] = field === 'bandwidthPriority' ? (PRODUCT_BANDWIDTH_PRIORITY[String(value)] ?? value) : value;
+  }
   return out;
 }
 
@@ -33,8 +39,8 @@ function productRow(row: object): Row {
  * The plugin's error body. The seed does not show one; this shape is what the
  * simulator answers for every error (clients should rely on the status only).
  */
-export function replicationErrorBody(status: number, req: Request): unknown {
-  return { status, error: http.STATUS_CODES[status] ?? 'Error', message: messageFor(status), path: req.originalUrl.split('?')[0] };
+export function replicationErrorBody(status: number, req: Request, message?: string): unknown {
+  return { status, error: http.STATUS_CODES[status] ?? 'Error', message: message ?? messageFor(status), path: req.originalUrl.split('?')[0] };
 }
 
 function messageFor(status: number): string {
@@ -58,16 +64,17 @@ function messageFor(status: number): string {
  * front of this app by the core server (faults.replicationMaxConcurrent).
  *
  * In the product spelling clusters are `/rp-clusters` and `/rp-clusters/{id}`,
- * VM and group fields carry the real plugin's names (PRODUCT_FIELD_NAMES), and
- * a `fields=` name the records do not have is answered 400; the seed's paths
- * are 404 there.
+ * VM, group and cluster fields carry the real plugin's names (PRODUCT_FIELD_NAMES),
+ * a group's bandwidthPriority is a number; the
+ * seed's paths are 404 there. On both spellings a `fields=` name the records
+ * do not have is answered 400, as the real plugin does.
  */
 export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext, spelling: ApiSpelling = 'seed'): Express {
   const product = spelling === 'product';
   const spelled = (rows: readonly object[]): Row[] => (product ? rows.map(productRow) : (rows as Row[]));
   const list = (rows: readonly object[], req: Request, res: Response) => {
     try {
-      res.json(applyListQuery(spelled(rows), req.query, product));
+      res.json(applyListQuery(spelled(rows), req.query));
     } catch (error) {
       if (!(error instanceof UnknownFieldError)) throw error;
       res.status(400).json({ ...(replicationErrorBody(400, req) as object), message: error.message });
@@ -89,7 +96,7 @@ export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext,
   app.get(product ? '/api/v1/rp-clusters/:id' : '/api/v1/rep-cluster/:id', (req, res) => {
     const cluster = estate.clusters.find((c) => c.id === req.params.id);
     if (!cluster) return fail(req, res, 404);
-    res.json(cluster);
+    res.json(product ? productRow(cluster) : cluster);
   });
   app.get('/api/v1/groups', (req, res) => list(estate.groups, req, res));
   app.get('/api/v1/vms', (req, res) => list(estate.vms, req, res));

@@ -12,13 +12,13 @@ const RESERVED = new Set(['sort', 'fields']);
 export class UnknownFieldError extends Error {}
 
 /**
- * Filters, sorts and projects `rows`. With `strictFields` (the real plugin) a
- * `fields=` name that no record carries is an UnknownFieldError; an empty
- * list has nothing to check names against and accepts any.
+ * Filters, sorts and projects `rows`. A `fields=` name that no record carries
+ * is an UnknownFieldError (the real plugin's 400); an empty list has nothing
+ * to check names against and accepts any.
  */
-export function applyListQuery(rows: readonly Row[], query: Record<string, unknown>, strictFields = false): Row[] {
+export function applyListQuery(rows: readonly Row[], query: Record<string, unknown>): Row[] {
   const fields = listOf(query.fields);
-  if (strictFields && rows.length > 0) {
+  if (rows.length > 0) {
     const known = new Set(rows.flatMap((row) => Object.keys(row)));
     const unknown = fields.filter((field) => !known.has(field));
     if (unknown.length > 0) throw new UnknownFieldError(`Unknown field(s) in fields: ${unknown.join(', ')}`);

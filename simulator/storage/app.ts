@@ -8,6 +8,9 @@ import type { StorageEstate, StorageSystem, Tier } from './model';
 import { TIERS } from './model';
 import { QueryError, filterPredicate, pageRequest, slicePage, sortKeys, sortRows, type PageRequest } from './query';
 
+/** An archive tier the system does not use: the model leaves physical_capacity optional, and this entry gives none. */
+const ARCHIVE_TIER = { tier: 'archive', logical_capacity: { total: 0, used: 0, available: 0 }, compression_factor: 0 };
+
 /** The real appliance and center answer 400 to a larger `size`. */
 export const PRODUCT_MAX_PAGE_SIZE = 200;
 
@@ -222,8 +225,8 @@ function mountResources(api: Router, estate: StorageEstate, variant: Variant, sp
 
   /**
    * The real products' samples: one per collection, its figures only in
-   * `tier_capacity_usage[]` (every tier, whatever `tier=` asks), nothing at
-   * the top level but collection_epoch.
+   * `tier_capacity_usage[]` (every tier, whatever `tier=` asks, and an empty
+   * archive tier), nothing at the top level but collection_epoch.
    */
   const productCapacity = (req: Request, res: Response) => {
     tierParam(req.query.tier);
@@ -233,10 +236,13 @@ function mountResources(api: Router, estate: StorageEstate, variant: Variant, sp
     const { items, paging_info } = slicePage(epochs, spelling.page(req.query));
     const stats_capacity = items.map(({ collection_epoch }) => ({
       collection_epoch,
-      tier_capacity_usage: TIERS.map((tier) => {
-        const sample = estate.capacityAt(systemId, tier, collection_epoch);
-        return { tier, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
-      }),
+      tier_capacity_usage: [
+        ...TIERS.map((tier) => {
+          const sample = estate.capacityAt(systemId, tier, collection_epoch);
+          return { tier, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
+        }),
+        ARCHIVE_TIER,
+      ],
     }));
     res.json({ stats_capacity, paging_info });
   };

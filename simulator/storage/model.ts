@@ -4,7 +4,7 @@ import type { EstateSize } from '../types';
 
 export type Tier = 'active' | 'cloud' | 'total';
 export const TIERS: readonly Tier[] = ['active', 'cloud', 'total'];
-export const ALERT_SEVERITIES = ['INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
+export const ALERT_SEVERITIES = ['DEBUG', 'INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
 
 export interface StorageSystem {
   /** `hex:hex`; in URLs it is encoded as `hex%3Ahex` */
@@ -39,7 +39,8 @@ export interface StorageAlert {
   alert_id: string;
   name: string;
   msg: string;
-  severity: string;
+  /** optional in the model: one active alert of the first system gives none */
+  severity?: string;
   class: string;
   status: 'active' | 'cleared';
   alert_gen_epoch: number;
@@ -370,7 +371,7 @@ export class StorageEstate {
     return m;
   }
 
-  /** the first system has one active alert of every severity, so every severity is always represented */
+  /** the first system has one active alert of every severity (and one without), so every severity is always represented */
   private generateAlerts(r: SeededRandom, m: SystemModel, index: number, nowSec: number): void {
     const severities: string[] = index === 0 ? [...ALERT_SEVERITIES] : [];
     const extraActive = r.int(0, 4);
@@ -378,6 +379,10 @@ export class StorageEstate {
     for (const severity of severities) {
       const [alertClass, name, msg] = r.pick(ALERT_TEMPLATES);
       this.pushAlert(m, { severity, class: alertClass, name, msg, status: 'active', alert_gen_epoch: nowSec - r.int(60, 10 * 86_400) });
+    }
+    if (index === 0) {
+      const [alertClass, name, msg] = ALERT_TEMPLATES[0] as (typeof ALERT_TEMPLATES)[number];
+      this.pushAlert(m, { class: alertClass, name, msg, status: 'active', alert_gen_epoch: nowSec - 3600 });
     }
     const cleared = r.int(3, 12);
     for (let i = 0; i < cleared; i++) {

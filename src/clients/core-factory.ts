@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { TargetConfig } from '../config/load';
 import { HttpCore, type HttpCoreOptions, type RequestObserver } from './http';
 import type { ResponseBudget } from './response-budget';
+import { Redactor } from '../util/secret';
 
 /** What every API client needs besides its target's configuration. */
 export interface ClientDeps {
@@ -26,6 +27,8 @@ export function httpCoreFor(target: TargetConfig, deps: ClientDeps): HttpCore {
     ...(deps.observer ? { observer: deps.observer } : {}),
     ...(deps.responseBudget ? { responseBudget: deps.responseBudget } : {}),
     logger: deps.logger,
+    // The password, and the Basic header's `user:password` (whose base64 is what the header carries).
+    redactor: new Redactor([target.password.reveal(), `${target.username}:${target.password.reveal()}`]),
     ...deps.http,
   });
 }

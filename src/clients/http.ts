@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { ApiError } from './errors';
 import type { ResponseBudget } from './response-budget';
 import { formatBytes } from '../util/bytes';
+import { Redactor } from '../util/secret';
 import { sleep } from '../util/sleep';
 import { countRequest } from './run-requests';
 
@@ -32,6 +33,8 @@ export interface HttpCoreOptions {
   responseBudget?: ResponseBudget;
   observer?: RequestObserver;
   logger?: Logger;
+  /** the target's credentials, removed from the body of every answer that is not a success */
+  redactor?: Redactor;
 }
 
 export interface HttpRequest {
@@ -63,6 +66,8 @@ export const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
 /** statuses that mean the server refused the request without processing it */
 const REFUSED_STATUS = new Set([429, 503]);
 const tracer = trace.getTracer('dataprotect-exporter');
+/** How long closing a client waits for its requests in flight (a logout) before cutting them off. */
+const CLOSE_GRACE_MS = 2_000;
 
 /**
  * The one place that talks HTTP: an undici Pool per origin (its connection
@@ -73,6 +78,8 @@ const tracer = trace.getTracer('dataprotect-exporter');
  */
 export class HttpCore {
   readonly target: string;
+  /** the target's credentials: the token sessions add the tokens they are issued */
+  readonly redactor: Redactor;
   private readonly pool: Pool;
   private readonly options: Required<Pick<HttpCoreOptions, 'maxRetryWaitMs' | 'backoffBaseMs'>> & HttpCoreOptions;
   /** The base URL's path prefix (e.g. "" or "/dp"), prepended to every request path (parsed once, not per request). */
@@ -81,6 +88,7 @@ export class HttpCore {
   constructor(options: HttpCoreOptions) {
     this.options = { maxRetryWaitMs: 60_000, backoffBaseMs: 500, ...options };
     this.target = options.target;
+    this.redactor = options.redactor ?? new Redactor([]);
     const url = new URL(options.baseUrl);
     this.prefix = url.pathname.replace(/\/+$/, '');
     this.pool = new Pool(url.origin, {
@@ -99,7 +107,9 @@ export class HttpCore {
     return tracer.startActiveSpan(`${request.method} ${request.endpoint}`, { kind: SpanKind.CLIENT }, async (span) => {
       span.setAttributes({ 'http.request.method': request.method, 'url.template': request.endpoint, 'dataprotect.target': this.target });
       try {
-        const response = await this.requestWithRetries(request, span);
+        const answer = await this.requestWithRetries(request, span);
+        // An error body is quoted in errors (logs, the landing page, spans) and may echo the request.
+        const response = answer.status >= 200 && answer.status < 300 ? answer : { ...answer, text: this.redactor.redact(answer.text) };
         span.setAttribute('http.response.status_code', response.status);
         if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${response.status}` });
         return response;
@@ -246,8 +256,13 @@ export class HttpCore {
     });
   }
 
-  async close(): Promise<void> {
-    await this.pool.close().catch(() => this.pool.destroy());
+  /** Lets requests in flight finish for `graceMs`, then cuts them off: a source that hangs cannot hold a stop or a reload. */
+  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const closed = this.pool.close().then(() => true, () => false);
+    const finished = await Promise.race([closed, new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), graceMs)))]);
+    clearTimeout(timer);
+    if (!finished) await this.pool.destroy().catch(() => undefined);
   }
 }
 
@@ -267,11 +282,16 @@ function describeNetworkError(error: unknown): string {
   return code ? `${code}: ${err.message}` : err.message ?? String(error);
 }
 
-/** Parses a JSON body; a malformed body becomes a bounded `parse` error, never a crash. */
+/**
+ * Parses a JSON body; a malformed body becomes a bounded `parse` error, never
+ * a crash. The parser's message is quoted without the piece of the body it
+ * cites, which could be anything the body holds.
+ */
 export function parseJson(response: HttpResponse, endpoint: string): unknown {
   try {
     return JSON.parse(response.text);
   } catch (error) {
-    throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte body: ${(error as Error).message.slice(0, 120)}`, response.status);
+    const problem = (error as Error).message.replace(/, ".*" is not valid JSON$/s, ' (not valid JSON)').slice(0, 120);
+    throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte body: ${problem}`, response.status);
   }
 }

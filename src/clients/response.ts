@@ -2,7 +2,8 @@
  * Judging an HTTP answer, shared by the API clients: a status the client does
  * not accept becomes an ApiError of the right kind, and a JSON body is checked
  * against a zod schema so that a wrong shape is a bounded `protocol` error,
- * never a crash or a wrong number. Schemas built with z.object() drop fields
+ * never a crash or a wrong number; a listing item of the wrong shape is
+ * skipped and counted (validateItems). Schemas built with z.object() drop fields
  * they do not name, which is how the clients tolerate new fields; enumerations
  * are read as plain strings for the same reason (see `openEnum`).
  */
@@ -10,6 +11,7 @@ import { z } from 'zod';
 import { ApiError } from './errors';
 import { parseJson, type HttpResponse } from './http';
 import { check, oneLine, summarize } from '../util/validation';
+import { countSkippedItem } from './run-requests';
 
 /** Longest piece of a server's error message quoted in an ApiError: enough to explain, never a whole body. */
 const MAX_REASON_CHARS = 160;
@@ -67,37 +69,39 @@ export function parseBody<S extends z.ZodType>(response: HttpResponse, endpoint:
 export function validate<S extends z.ZodType>(value: unknown, endpoint: string, schema: S, status?: number): z.output<S> {
   const checked = check(schema, value, { at: 'body' });
   if (checked.ok) return checked.value;
-  throw shapeError(endpoint, checked.problems, status);
-}
-
-/** The `protocol` error of an answer of the wrong shape, quoting its first problems. */
-export function shapeError(endpoint: string, problems: readonly string[], status?: number): ApiError {
-  return new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(problems, MAX_ISSUES)}`, status);
+  throw new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(checked.problems, MAX_ISSUES)}`, status);
 }
 
 /**
- * Checks every item of a listing against the item schema. The first bad item
- * fails the listing with a `protocol` error naming the endpoint, the item
- * (`at[index]`, and its id when it has one) and the field.
+ * The items of a listing that pass the item schema, in order. An item that
+ * fails is left out and counted for the run (countSkippedItem): one bad item
+ * costs that item, not the listing.
  */
-export function validateItems<S extends z.ZodType>(
-  schema: S,
-  items: readonly unknown[],
-  endpoint: string,
-  where: { at: string; status?: number },
-): Array<z.output<S>> {
-  const valid: Array<z.output<S>> = new Array(items.length);
+export function validateItems<S extends z.ZodType>(schema: S, items: readonly unknown[], endpoint: string, at: string): Array<z.output<S>> {
+  const valid: Array<z.output<S>> = [];
   for (let index = 0; index < items.length; index++) {
-    const item = items[index];
-    const checked = check(schema, item, { at: `${where.at}[${index}]` });
-    if (!checked.ok) {
-      const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
-      const which = typeof id === 'string' ? ` (id ${id.slice(0, 64)})` : '';
-      throw new ApiError('protocol', endpoint, `invalid item${which}: ${summarize(checked.problems, MAX_ISSUES)}`, where.status);
-    }
-    valid[index] = checked.value;
+    const checked = checkItem(schema, items[index], endpoint, `${at}[${index}]`);
+    if (checked !== undefined) valid.push(checked);
   }
   return valid;
+}
+
+/**
+ * One listing item checked, or undefined when it fails: then counted for the
+ * run by its endpoint, its id when it has one and its first problems (field
+ * paths and what is wrong), never by its content.
+ */
+export function checkItem<S extends z.ZodType>(schema: S, item: unknown, endpoint: string, at: string): z.output<S> | undefined {
+  const checked = check(schema, item, { at });
+  if (checked.ok) return checked.value;
+  const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+  countSkippedItem({
+    endpoint,
+    id: typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 64) : undefined,
+    problem: summarize(checked.problems, MAX_ISSUES),
+    reason: checked.kind,
+  });
+  return undefined;
 }
 
 /**

@@ -1,25 +1,42 @@
 /**
- * Counts the API requests one collector run sends, whichever collector code
- * or shared helper sends them: the HTTP client adds each request (once,
- * however often it is retried) to the count of the run it is part of, so no
- * collector counts pages by hand.
+ * What one collector run's API reading amounts to, whichever collector code
+ * or shared helper does it: the HTTP client adds each request (once, however
+ * often it is retried) to the run it is part of, and a listing adds each item
+ * it skips for failing its checks, so no collector counts pages or bad items
+ * by hand. The job reports both when the run ends.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { ProblemKind } from '../util/validation';
 
-export interface RequestCount {
-  requests: number;
+/** A listing item left out for failing its checks: what names it, never the item itself. */
+export interface SkippedItem {
+  endpoint: string;
+  /** the item's id when it has one (bounded), else undefined */
+  id: string | undefined;
+  /** the item's first problems, e.g. "content[50].size: expected number, got string" (bounded) */
+  problem: string;
+  reason: ProblemKind;
 }
 
-const currentRun = new AsyncLocalStorage<RequestCount>();
+export interface RunCount {
+  requests: number;
+  skipped: SkippedItem[];
+}
 
-/** Runs `work` with a fresh count that every request it sends adds to. */
-export function countingRequests<T>(work: () => T): { count: RequestCount; result: T } {
-  const count: RequestCount = { requests: 0 };
-  return { count, result: currentRun.run(count, work) };
+const currentRun = new AsyncLocalStorage<RunCount>();
+
+/** Runs `work` with `count` (a fresh one per run) that every request it sends and every item it skips adds to. */
+export function countingRequests<T>(count: RunCount, work: () => T): T {
+  return currentRun.run(count, work);
 }
 
 /** Adds one request to the run it is part of; a request outside a run (login at start, logout at stop) counts nowhere. */
 export function countRequest(): void {
   const count = currentRun.getStore();
   if (count) count.requests += 1;
+}
+
+/** Adds a skipped item to the run it is part of (outside a run it is left out all the same). */
+export function countSkippedItem(item: SkippedItem): void {
+  currentRun.getStore()?.skipped.push(item);
 }

@@ -12,6 +12,7 @@ import { ApiError } from './errors';
 import type { HttpResponse } from './http';
 import { errorForStatus } from './response';
 import { waitUnlessAborted } from './wait';
+import type { Redactor } from '../util/secret';
 
 /** What a login gives. */
 export interface IssuedToken {
@@ -26,6 +27,8 @@ export interface TokenSessionOptions {
   /** named by the error of a caller that stops waiting for the login */
   readonly loginEndpoint: string;
   readonly logger?: Logger;
+  /** told every token issued, so that an answer quoting one has it removed */
+  readonly redactor?: Redactor;
   /** local monotonic milliseconds; injected by tests */
   readonly clock?: () => number;
 }
@@ -109,6 +112,7 @@ export class TokenSession {
     const started = this.clock();
     const running = this.options.login().then(({ value, expiresInSeconds }) => {
       this.loginCount += 1;
+      this.options.redactor?.addToken(value);
       const token: HeldToken = { value, renewAt: renewTime(started, expiresInSeconds) };
       this.current = token;
       return token;

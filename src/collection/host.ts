@@ -13,6 +13,7 @@ import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
 import { ownedTargets } from '../scheduler/sharding';
 import type { TracingPlan } from '../tracing';
+import { STOP_DEADLINE_MS } from '../stop-deadline';
 import { CollectionStopped, HostLink } from './link';
 import { toWire, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
 
@@ -20,12 +21,8 @@ const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(conf
 
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
-/**
- * How long a stop waits for the collection thread to end its runs (it
- * aborts their requests after 5 s) and log out (at most 5 s) before it is
- * terminated: inside the 60 s grace period of the shipped manifests.
- */
-const STOP_DEADLINE_MS = 15_000;
+/** The longest a stop gives the estate events and spans still queued in the collection thread. */
+const FLUSH_MS = 5_000;
 
 /** Why the collection thread ended without being asked to (the reason label of dataprotect_exporter_collection_restarts_total). */
 export type RestartReason = 'out_of_memory' | 'crash' | 'exit';
@@ -131,15 +128,20 @@ export class CollectionHost {
     await this.worker?.terminate();
   }
 
-  /** Lets the collection thread stop its runs and log out, within STOP_DEADLINE_MS; then it is terminated. */
-  async stop(deadlineMs = STOP_DEADLINE_MS): Promise<void> {
+  /**
+   * Lets the collection thread abort its runs, log out and send what it
+   * still queues (events, spans) within `budgetMs` (src/stop-deadline.ts
+   * gives it); then the thread is ended, whatever it was doing.
+   */
+  async stop(budgetMs = STOP_DEADLINE_MS): Promise<void> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (!worker || !this.link) return;
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, deadlineMs)));
-    await Promise.race([this.link.call({ type: 'stop' }).catch(() => undefined), deadline]);
+    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs)));
+    const flushMs = Math.min(FLUSH_MS, budgetMs / 2);
+    await Promise.race([this.link.call({ type: 'stop', flushMs }).catch(() => undefined), deadline]);
     clearTimeout(timer);
     await worker.terminate();
   }

@@ -55,7 +55,8 @@ export type ToWorker =
   | { type: 'advanceClock'; ms: number }
   | { type: 'runOnce'; id: number }
   | { type: 'apply'; id: number; config: WireConfig }
-  | { type: 'stop'; id: number };
+  /** the estate events and spans still queued get `flushMs` to leave */
+  | { type: 'stop'; id: number; flushMs: number };
 
 /** Told by the collection thread. A record carries its result only when that result is new. */
 export type FromWorker =

@@ -16,8 +16,6 @@ import { startTracing, type Tracing } from '../tracing';
 import { WorkerLink } from './link';
 import { fromWire, type RequestEvent, type ToWorker, type WorkerStart } from './protocol';
 
-/** Longest wait for the last estate events at stop: a dead OTLP endpoint must not hold the process. */
-const EVENTS_SHUTDOWN_TIMEOUT_MS = 5_000;
 /** Request events are sent in batches: a round sends thousands of requests, a message each would cost more than they say. */
 const REQUEST_BATCH_MS = 100;
 
@@ -99,9 +97,8 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
     }
     link.answer(message.id, async () => {
       await runtime.stop();
-      await events?.shutdown(EVENTS_SHUTDOWN_TIMEOUT_MS);
       requests.flush();
-      await tracing?.shutdown();
+      await Promise.all([events?.shutdown(message.flushMs), tracing?.shutdown(message.flushMs)]);
       return undefined;
     });
   });

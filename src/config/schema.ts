@@ -199,8 +199,8 @@ const collectionSettings = z
 /** Read before anything else by src/main.ts (tracing must start first); validated here like the rest. */
 const tracingSettings = z
   .object({
-    /** export traces; also on when OTEL_TRACES_EXPORTER=otlp or OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set */
-    enabled: z.boolean().default(false),
+    /** true: export traces; unset: only when OTEL_TRACES_EXPORTER=otlp or OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; false: never */
+    enabled: z.boolean().optional(),
     /** OTLP/HTTP traces URL (e.g. http://otel-collector:4318/v1/traces); OTEL_EXPORTER_OTLP_* apply when unset */
     endpoint: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
     /** service.name of the spans; OTEL_SERVICE_NAME, then dataprotect-exporter, when unset */

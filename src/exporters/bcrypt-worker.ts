@@ -92,7 +92,6 @@ export class BcryptWorker implements BcryptVerifier {
   private started(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcryptjs: require.resolve('bcryptjs') } });
-    worker.unref();
     worker.on('message', ({ id, matched }: { id: number; matched: boolean }) => {
       this.waiting.get(id)?.resolve(matched);
       this.waiting.delete(id);
@@ -104,6 +103,8 @@ export class BcryptWorker implements BcryptVerifier {
     };
     worker.on('error', fail);
     worker.on('exit', (code) => fail(new Error(`the bcrypt worker stopped (exit code ${code})`)));
+    // After the listeners: a 'message' listener refs the worker's port again, undoing an earlier unref.
+    worker.unref();
     this.worker = worker;
     return worker;
   }

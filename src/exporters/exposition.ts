@@ -63,6 +63,9 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
     samples.push({ name: 'dataprotect_collector_runs_total', labels, value: record.runs });
     samples.push({ name: 'dataprotect_collector_failures_total', labels, value: record.failures });
     samples.push({ name: 'dataprotect_collector_skipped_runs_total', labels, value: record.skippedRuns });
+    for (const [reason, value] of Object.entries(record.skippedItems)) {
+      samples.push({ name: 'dataprotect_collector_skipped_items_total', labels: { ...labels, reason }, value });
+    }
     if (record.lastRunEndAt === undefined) continue;
     samples.push({ name: 'dataprotect_collector_success', labels, value: record.lastRunSucceeded ? 1 : 0 });
     samples.push({ name: 'dataprotect_collector_duration_seconds', labels, value: record.lastDurationSeconds ?? 0 });

@@ -1,4 +1,5 @@
 import { once } from 'node:events';
+import type { Socket } from 'node:net';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { ExporterConfig } from '../config/load';
@@ -6,9 +7,22 @@ import { readTlsPair } from '../config/tls-pair';
 
 type WebSettings = ExporterConfig['web'];
 
+/**
+ * Every TCP connection of each server, from its accept: Node's own list
+ * (closeAllConnections) knows a TLS connection only after its handshake, and
+ * a client that never sends one must not hold a stop.
+ */
+const connections = new WeakMap<Server, Set<Socket>>();
+
 /** Listens on the configured address and port, over TLS when web.tls is set. */
 export async function listen(app: RequestListener, web: WebSettings): Promise<Server> {
   const server: Server = web.tls ? createHttpsServer(readTlsPair(web.tls), app) : createHttpServer(app);
+  const sockets = new Set<Socket>();
+  connections.set(server, sockets);
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  });
   // Slow or idle clients must not pin sockets forever.
   server.requestTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
@@ -27,9 +41,22 @@ export function reloadTls(server: Server, tls: NonNullable<WebSettings['tls']>):
   (server as HttpsServer).setSecureContext(readTlsPair(tls));
 }
 
-export function closeServer(server: Server): Promise<void> {
+/** How long responses already being written (a scrape) may take to finish at a stop. */
+const RESPONSE_GRACE_MS = 1_000;
+
+/**
+ * Stops accepting, closes idle connections at once and, after `graceMs`,
+ * every other one: a request still being sent (slowly or never), a response
+ * still being written, a TLS handshake never finished.
+ */
+export function closeServer(server: Server, graceMs = RESPONSE_GRACE_MS): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
+    const sockets = connections.get(server) ?? new Set<Socket>();
+    if (sockets.size === 0) return;
+    setTimeout(() => {
+      for (const socket of sockets) socket.destroy();
+    }, graceMs).unref();
   });
 }

@@ -11,6 +11,7 @@ export const RUNTIME_FAMILIES = [
   'dataprotect_collector_runs_total',
   'dataprotect_collector_failures_total',
   'dataprotect_collector_skipped_runs_total',
+  'dataprotect_collector_skipped_items_total',
   'dataprotect_api_requests_total',
   'dataprotect_api_request_duration_seconds',
   'dataprotect_otlp_dropped_total',
@@ -43,12 +44,18 @@ export function metricsMarkdown(): string {
     ['Storage appliance / management center', (n) => (who.get(n) ?? []).some((c) => c.startsWith('storage/'))],
   ];
   const placed = new Set<string>();
+  const exporterWide = METRIC_FAMILIES.filter((family) => !(family.labels as readonly string[]).includes('target'))
+    .map((family) => `\`${family.name}\``);
   let out = `# Metrics
 
 Generated from \`src/metrics/catalog.ts\` by \`npm run docs:metrics\`; a test fails when this file and the
-catalog (or what the collectors emit) disagree. Every series carries \`target\`, the configured target name.
+catalog (or what the collectors emit) disagree. Every series carries \`target\`, the configured target name, except
+the exporter-wide ones: ${exporterWide.join(', ')}, and the \`process_*\` and \`nodejs_*\` of \`/metrics\`.
 Per-asset and per-VM series disappear at the next collection after the asset or VM disappears from the source;
-a failing collector's series are kept for \`collection.staleAfter\` and then removed.
+a failing collector's series are kept for \`collection.staleAfter\` and then removed. A record without a field a
+series needs (the products' models leave most fields optional) gives no series for it, never a guessed 0; where a
+source cannot be read in full by the means its API documents, the series past what was read are absent, as the
+meaning column says.
 `;
   for (const [title, belongs] of sections) {
     const rows = METRIC_FAMILIES.filter((family) => !placed.has(family.name) && belongs(family.name));

@@ -1,30 +1,30 @@
-import { context, trace, SpanStatusCode } from '@opentelemetry/api';
+import { context, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
-import { countingRequests } from '../clients/run-requests';
+import { countingRequests, type RunCount } from '../clients/run-requests';
 import type { AnyCollector, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
 import { validateOutput } from './output-check';
 import { prepareResult } from '../exporters/prepared';
+import { SkippedItemLog } from './skipped-items';
 
 /** One configured target at run time: its client and the values its collectors share. */
 export interface TargetRuntime {
-  readonly config: TargetConfig;
+  /** replaced by a reload that changes only the target's `collectors:` settings */
+  config: TargetConfig;
   readonly client: AnyClient;
   readonly shared: Map<string, unknown>;
 }
 
 export type RunResult = 'success' | 'failure' | 'skipped';
 
-/** What a job hands on to the job that replaces it on a reload that changed only schedules. */
-export interface CarriedOver {
-  /** the state of its last successful run */
-  readonly state: unknown;
-  /** when its first run started (undefined if it never ran) */
-  readonly collectingSince: Date | undefined;
+/** The settings of a job that a reload may change without restarting it. */
+export interface JobSettings {
+  schedule: string;
+  timeoutMs: number;
 }
 
 export class CollectorTimeoutError extends Error {
@@ -55,34 +55,38 @@ export class CollectorJob {
   /** aborts the current run's requests */
   private runController: AbortController | undefined;
   private stopped = false;
+  private readonly skippedItems = new SkippedItemLog();
 
   constructor(
     readonly runtime: TargetRuntime,
     readonly definition: AnyCollector,
-    readonly schedule: string,
-    readonly timeoutMs: number,
+    /** changed by a reload that changes only the collectors' settings (see reschedule) */
+    private settings: JobSettings,
     private readonly deps: {
       store: SnapshotStore;
       logger: Logger;
       settings: () => ExporterConfig['collection'];
       now?: () => Date;
-      /** what the job this one replaces hands on (a reload that changed only schedules) */
-      carriedOver?: CarriedOver;
       /** receives the estate's events of a successful run (OTLP forwarding); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
     },
-  ) {
-    this.state = deps.carriedOver?.state;
-    this.collectingSince = deps.carriedOver?.collectingSince;
-  }
+  ) {}
 
   get name(): string {
     return this.definition.name;
   }
 
-  /** What a successor job starts from (read it after stop()). */
-  get carryOver(): CarriedOver {
-    return { state: this.state, collectingSince: this.collectingSince };
+  get schedule(): string {
+    return this.settings.schedule;
+  }
+
+  get timeoutMs(): number {
+    return this.settings.timeoutMs;
+  }
+
+  /** New settings from a reload, keeping the state; a run going on keeps its time limit. */
+  reschedule(settings: JobSettings): void {
+    this.settings = settings;
   }
 
   get isRunning(): boolean {
@@ -113,22 +117,21 @@ export class CollectorJob {
 
   /**
    * No run starts any more, whoever asks for it (its cron task, the first
-   * round of its target, --once); resolves when the current run ends. For a
-   * target that a reload removes or restarts, and for shutdown.
+   * round of its target, --once), and the current run is aborted, its result
+   * discarded: a source that hangs must hold neither a reload nor a shutdown.
+   * For a target that a reload removes or restarts, and for shutdown.
    */
-  async stop(options: { abortAfterMs?: number } = {}): Promise<void> {
+  async stop(): Promise<void> {
     this.stopped = true;
-    // A run waiting on a source that hangs would hold the shutdown for its whole time limit
-    // (minutes), past a container's grace period: after abortAfterMs its requests are aborted.
-    const abort =
-      options.abortAfterMs === undefined || !this.running
-        ? undefined
-        : setTimeout(() => this.runController?.abort(new Error('the exporter is shutting down')), options.abortAfterMs);
-    try {
-      await this.settled();
-    } finally {
-      clearTimeout(abort);
-    }
+    this.runController?.abort(new Error('collector stopped'));
+    await this.settled();
+  }
+
+  /** A run its stop cut off (or that ended after it): its target is going or the process is, so nothing is recorded. */
+  private discarded(span: Span, logger: Logger): RunResult {
+    span.setAttribute('dataprotect.result', 'stopped');
+    logger.debug('run stopped; its result is discarded');
+    return 'skipped';
   }
 
   /** Hands the run's events over; a forwarding problem is logged and never fails the run. */
@@ -150,19 +153,18 @@ export class CollectorJob {
       const started = performance.now();
       const controller = new AbortController();
       this.runController = controller;
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          const error = new CollectorTimeoutError(this.name, this.timeoutMs);
-          controller.abort(error);
-          reject(error);
-        }, this.timeoutMs);
-      });
+      const count: RunCount = { requests: 0, skipped: [] };
+      const timeoutMs = this.timeoutMs;
+      const timer = setTimeout(() => controller.abort(new CollectorTimeoutError(this.name, timeoutMs)), timeoutMs);
+      // Ends the run at its time limit or its stop even when the collector ignores its signal.
+      const aborted = new Promise<never>((_, reject) =>
+        controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)),
+      );
       try {
         const shared = this.runtime.shared;
         const now = this.deps.now ?? (() => new Date());
         const collectingSince = (this.collectingSince ??= now());
-        const { count, result: collecting } = countingRequests(() =>
+        const collecting = countingRequests(count, () =>
           this.definition.collect(
             {
               target: this.runtime.config,
@@ -173,18 +175,19 @@ export class CollectorJob {
               shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
               now,
               collectingSince,
-              timeLimit: { totalMs: this.timeoutMs, leftMs: () => this.timeoutMs - (performance.now() - started) },
+              timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
             },
             controller.signal,
           ),
         );
-        // A collector that ignores its signal cannot hold the job past its time limit.
         collecting.catch(() => undefined);
-        const result = await Promise.race([collecting, timedOut]);
+        aborted.catch(() => undefined);
+        const result = await Promise.race([collecting, aborted]);
         // The time limit is the collector's: checking and preparing its result is the exporter's own work.
         clearTimeout(timer);
         const checked = validateOutput(target, result.samples, result.histograms ?? []);
         const ready = prepareResult(checked);
+        if (this.stopped) return this.discarded(span, logger);
         this.state = result.state;
         for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
         if (result.events && this.deps.onEvents) this.forward(logger, result.events);
@@ -199,6 +202,7 @@ export class CollectorJob {
         logger.debug({ durationSeconds, series: checked.samples.length, items: result.items, requests: count.requests }, 'collection succeeded');
         return 'success';
       } catch (error) {
+        if (this.stopped) return this.discarded(span, logger);
         const err = error as Error;
         // A run that hit its own time limit was slow, not cut off: the source answered (its
         // requests have their own time limit, which does count as unreachable).
@@ -215,6 +219,9 @@ export class CollectorJob {
       } finally {
         clearTimeout(timer);
         if (!controller.signal.aborted) controller.abort(new Error('run finished'));
+        // Items skipped count whatever became of the run: they were read and refused.
+        if (count.skipped.length > 0) span.setAttribute('dataprotect.skipped_items', count.skipped.length);
+        store.itemsSkipped(target, this.name, this.skippedItems.report(logger, count.skipped));
         span.end();
       }
     });

@@ -12,7 +12,9 @@ export class Scheduler {
 
   constructor(private readonly logger: Logger) {}
 
+  /** Runs the job on its schedule from now on (a job already scheduled keeps its task). */
   add(job: CollectorJob): void {
+    if (this.tasks.has(job)) return;
     const task = cron.createTask(job.schedule, () => detached(() => void job.run()), {
       name: `${job.runtime.config.name}/${job.name}`,
     });
@@ -20,7 +22,16 @@ export class Scheduler {
     void task.start();
   }
 
-  /** Stops the job (its schedule and any other caller) and waits for its current run. */
+  /** Follows a change of the job's schedule: its next run is at the new schedule's next time, none at once. */
+  async reschedule(job: CollectorJob): Promise<void> {
+    const task = this.tasks.get(job);
+    if (!task) return; // not scheduled yet: its first round adds it with the new schedule
+    this.tasks.delete(job);
+    await task.destroy();
+    this.add(job);
+  }
+
+  /** Stops the job (its schedule and any other caller), aborting its current run. */
   async remove(job: CollectorJob): Promise<void> {
     const task = this.tasks.get(job);
     this.tasks.delete(job);
@@ -29,17 +40,11 @@ export class Scheduler {
     await stopping;
   }
 
-  /**
-   * Stops every schedule and job, then waits for the runs going on (graceful
-   * shutdown), aborting their requests after `abortAfterMs`.
-   */
-  async stop(options: { abortAfterMs?: number } = {}): Promise<void> {
+  /** Stops every schedule and job, aborting the runs going on (shutdown). */
+  async stop(): Promise<void> {
     const jobs = [...this.tasks.keys()];
-    const stopping = jobs.map((job) => job.stop(options));
-    await Promise.all([...this.tasks.values()].map((task) => task.destroy()));
-    this.tasks.clear();
     const running = jobs.filter((job) => job.isRunning);
-    if (running.length > 0) this.logger.info({ running: running.length }, 'waiting for running collections to finish');
-    await Promise.all(stopping);
+    if (running.length > 0) this.logger.info({ running: running.length }, 'aborting running collections');
+    await Promise.all(jobs.map((job) => this.remove(job)));
   }
 }

@@ -31,6 +31,8 @@ export interface CollectorRecord {
   readonly runs: number;
   readonly failures: number;
   readonly skippedRuns: number;
+  /** listing items skipped for failing their checks, by reason, over every run */
+  readonly skippedItems: Readonly<Record<string, number>>;
 }
 
 export type RunReport =
@@ -61,7 +63,7 @@ export class SnapshotStore {
     const key = keyOf(target, collector);
     const existing = this.records.get(key);
     this.records.set(key, {
-      ...(existing ?? { runs: 0, failures: 0, skippedRuns: 0 }),
+      ...(existing ?? { runs: 0, failures: 0, skippedRuns: 0, skippedItems: {} }),
       target,
       kind,
       collector,
@@ -76,6 +78,16 @@ export class SnapshotStore {
 
   runSkipped(target: string, collector: string): void {
     this.update(target, collector, false, (record) => ({ ...record, skippedRuns: record.skippedRuns + 1 }));
+  }
+
+  /** Adds the items a run skipped, by reason; nothing for a collector no longer registered (its target was removed meanwhile). */
+  itemsSkipped(target: string, collector: string, byReason: ReadonlyMap<string, number>): void {
+    if (byReason.size === 0 || !this.records.has(keyOf(target, collector))) return;
+    this.update(target, collector, false, (record) => {
+      const skippedItems = { ...record.skippedItems };
+      for (const [reason, count] of byReason) skippedItems[reason] = (skippedItems[reason] ?? 0) + count;
+      return { ...record, skippedItems };
+    });
   }
 
   runFinished(target: string, collector: string, report: RunReport): void {

@@ -39,3 +39,53 @@ export function readSecretFile(file: string): { secret: Secret } | { problem: st
     return { problem: `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }
 }
+
+/** What a credential is replaced with in text that came from an upstream. */
+const REDACTED = '[REDACTED]';
+/** Tokens remembered: the current one and those it replaced a moment ago, which an answer in flight may still quote. */
+const KEPT_TOKENS = 4;
+
+/**
+ * Removes the credentials the exporter knows for one target from text an
+ * upstream wrote (an error body may echo the request: its body, its
+ * Authorization header). Each credential is looked for as sent and as an
+ * echo may spell it: JSON-escaped (once and twice), URL-encoded, base64 and
+ * base64url. Its fields are private (#): printing or logging it shows none of them.
+ */
+export class Redactor {
+  readonly #fixed: readonly string[];
+  #tokens: string[] = [];
+  #pattern: RegExp | null | undefined;
+
+  /** `secrets`: the password and what is derived from it, e.g. the Basic header's `user:password`. */
+  constructor(secrets: readonly string[]) {
+    this.#fixed = secrets.flatMap(spellings);
+  }
+
+  /** Remembers a token the API issued (the oldest beyond KEPT_TOKENS is forgotten). */
+  addToken(token: string): void {
+    if (!token || this.#tokens.includes(token)) return;
+    this.#tokens = [...this.#tokens, token].slice(-KEPT_TOKENS);
+    this.#pattern = undefined;
+  }
+
+  redact(text: string): string {
+    if (this.#pattern === undefined) this.#pattern = patternOf([...this.#fixed, ...this.#tokens.flatMap(spellings)]);
+    return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
+  }
+}
+
+/** A credential as an echo may write it. */
+function spellings(secret: string): string[] {
+  if (!secret) return [];
+  const json = JSON.stringify(secret).slice(1, -1);
+  const base64 = Buffer.from(secret, 'utf8').toString('base64');
+  const base64url = Buffer.from(secret, 'utf8').toString('base64url');
+  return [secret, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(secret), base64, base64.replace(/=+$/, ''), base64url];
+}
+
+/** One alternation, longest first: a spelling that contains another is replaced whole. */
+function patternOf(texts: readonly string[]): RegExp | null {
+  const unique = [...new Set(texts)].filter(Boolean).sort((a, b) => b.length - a.length);
+  return unique.length > 0 ? new RegExp(unique.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g') : null;
+}

@@ -15,7 +15,10 @@ export interface IssueFormat {
   whole?: string;
 }
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[]; kind: ProblemKind };
+
+/** What the first problem is: a field absent, a value of the wrong type, or a value of the right type the schema refuses. */
+export type ProblemKind = 'missing_field' | 'wrong_type' | 'invalid_value';
 
 /** Longest problem line: enough to name the field and say what is wrong, never a quoted body. */
 const MAX_LINE_CHARS = 200;
@@ -24,7 +27,13 @@ const MAX_LINE_CHARS = 200;
 export function check<S extends z.ZodType>(schema: S, input: unknown, format: IssueFormat = {}): Checked<z.output<S>> {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
-  return { ok: false, problems: result.error.issues.map((issue) => issueLine(issue, input, format)) };
+  const { issues } = result.error;
+  return { ok: false, problems: issues.map((issue) => issueLine(issue, input, format)), kind: problemKind(issues[0], input) };
+}
+
+function problemKind(issue: z.core.$ZodIssue | undefined, input: unknown): ProblemKind {
+  if (issue?.code !== 'invalid_type') return 'invalid_value';
+  return valueAt(input, issue.path) === undefined ? 'missing_field' : 'wrong_type';
 }
 
 /** "targets[0].url" or "content[3].size" from a path; `at` is written first. */

@@ -1,4 +1,4 @@
-import { and, eq, ge, isIn, isNull, lk, ne, notNull, or, quote, lt } from '../../src/clients/management/filter';
+import { and, eq, ge, isIn, isNull, lk, ne, not, notNull, or, quote, lt } from '../../src/clients/management/filter';
 
 describe('management filter builder', () => {
   it('quotes strings and escapes double quotes and backslashes', () => {
@@ -22,8 +22,17 @@ describe('management filter builder', () => {
     expect(eq('result.status', 'FAILED').toString()).toBe('result.status eq "FAILED"');
     expect(and(eq('a', 1), undefined, eq('b', 2)).toString()).toBe('a eq 1 and b eq 2');
     expect(or(eq('a', 1), eq('b', 2)).toString()).toBe('a eq 1 or b eq 2');
-    expect(and(or(eq('a', 1), eq('b', 2)), eq('c', 3)).toString()).toBe('(a eq 1 or b eq 2) and c eq 3');
     expect(and(and(eq('a', 1), eq('b', 2)), eq('c', 3)).toString()).toBe('a eq 1 and b eq 2 and c eq 3');
+    expect(or(or(eq('a', 1), eq('b', 2)), eq('c', 3)).toString()).toBe('a eq 1 or b eq 2 or c eq 3');
+  });
+
+  it('builds only the published grammar: not prefixes one comparison, no groups', () => {
+    expect(not(isIn('state', ['DELETED', 'SOFT_DELETED'])).toString()).toBe('not state in ("DELETED","SOFT_DELETED")');
+    expect(and(eq('a', 1), not(eq('b', 2))).toString()).toBe('a eq 1 and not b eq 2');
+    expect(() => and(or(eq('a', 1), eq('b', 2)), eq('c', 3))).toThrow(/no parentheses/);
+    expect(() => or(and(eq('a', 1), eq('b', 2)), eq('c', 3))).toThrow(/no parentheses/);
+    expect(() => not(and(eq('a', 1), eq('b', 2)))).toThrow(/not prefixes one comparison/);
+    expect(() => not(not(eq('a', 1)))).toThrow(/not prefixes one comparison/);
   });
 
   it('refuses field names and values that could inject grammar', () => {

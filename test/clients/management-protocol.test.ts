@@ -8,6 +8,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManagementClient } from '../../src/clients/management/client';
 import { collectAll } from '../../src/clients/management/paging';
+import { countingRequests, type RunCount, type SkippedItem } from '../../src/clients/run-requests';
 import { parseConfig, type TargetConfig } from '../../src/config/load';
 import { silentLogger } from '../support/collect';
 
@@ -71,16 +72,32 @@ describe('management client: answers of the wrong shape', () => {
     expect(page).toEqual([expect.objectContaining({ id: 'a', protectionStatus: 'SOMETHING_NEW', lastAvailableCopyTime: Date.parse('2026-11-20T10:00:00Z') })]);
   });
 
-  it('names the endpoint, item and field when a required field is missing or of the wrong type', async () => {
-    handler = () => ({ status: 200, body: { content: [asset('a'), asset('b', { lastAvailableCopyTime: undefined })], page: { queryState: 'END' } } });
-    await expect(collectAll(client.assets())).rejects.toMatchObject({
-      kind: 'protocol',
-      message: expect.stringMatching(/^\/api\/v2\/assets: invalid item \(id b\): content\[1\]\.lastAvailableCopyTime: .*missing/),
+  it('skips an item whose required field is missing or of the wrong type, counting its endpoint, id and field', async () => {
+    const read = async (): Promise<{ ids: string[]; skipped: SkippedItem[] }> => {
+      const count: RunCount = { requests: 0, skipped: [] };
+      const assets = await countingRequests(count, () => collectAll(client.assets()));
+      return { ids: assets.map((a) => a.id), skipped: count.skipped };
+    };
+    handler = () => ({ status: 200, body: { content: [asset('a'), asset('b', { type: undefined })], page: { queryState: 'END' } } });
+    expect(await read()).toEqual({
+      ids: ['a'],
+      skipped: [{ endpoint: '/api/v2/assets', id: 'b', problem: expect.stringMatching(/^content\[1\]\.type: .*missing/), reason: 'missing_field' }],
     });
-    handler = () => ({ status: 200, body: { content: [asset('a', { size: '10 GB' })], page: { queryState: 'END' } } });
-    await expect(collectAll(client.assets())).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('content[0].size: expected number, got string') });
+    // lastAvailableCopyTime is optional in the model: a record without it is read, as one with null
+    handler = () => ({ status: 200, body: { content: [asset('a'), asset('b', { lastAvailableCopyTime: undefined })], page: { queryState: 'END' } } });
+    expect((await collectAll(client.assets())).map((a) => a.lastAvailableCopyTime ?? null)).toEqual([expect.any(Number), null]);
+    handler = () => ({ status: 200, body: { content: [asset('a', { size: '10 GB' }), asset('b')], page: { queryState: 'END' } } });
+    expect(await read()).toEqual({ ids: ['b'], skipped: [expect.objectContaining({ id: 'a', problem: 'content[0].size: expected number, got string', reason: 'wrong_type' })] });
     handler = () => ({ status: 200, body: { content: [asset('a', { lastAvailableCopyTime: 'yesterday' })], page: { queryState: 'END' } } });
-    await expect(collectAll(client.assets())).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('not an ISO 8601 timestamp') });
+    expect(await read()).toEqual({ ids: [], skipped: [expect.objectContaining({ problem: expect.stringContaining('not an ISO 8601 timestamp'), reason: 'invalid_value' })] });
+  });
+
+  it('reads on past a page of nothing but bad items: it is not an empty page', async () => {
+    handler = (url) =>
+      url.searchParams.get('queryState') === 'BEGIN'
+        ? { status: 200, body: { content: [asset('a', { size: 'x' })], page: { queryState: 'T1' } } }
+        : { status: 200, body: { content: [asset('b')], page: { queryState: 'END' } } };
+    expect((await collectAll(client.assets())).map((a) => a.id)).toEqual(['b']);
   });
 
   it('refuses an envelope without content or without a serial queryState', async () => {
@@ -121,7 +138,7 @@ describe('management client: answers of the wrong shape', () => {
     expect(error.message).toMatch(/^\/api\/v2\/assets\/\{id\}\/copies: HTTP 404 \(The resource is not supported x+…\)$/);
     expect(error.message.length).toBeLessThan(260);
     // the copies are asked without those in a deletion state
-    expect(requests).toContain(`GET /api/v2/assets/a%2Fb/copies?filter=${encodeURIComponent('state not in ("DELETED","SOFT_DELETED","DELETING","DELETE_FAILED")')}&page=1&pageSize=2`);
+    expect(requests).toContain(`GET /api/v2/assets/a%2Fb/copies?filter=${encodeURIComponent('not state in ("DELETED","SOFT_DELETED","DELETING","DELETE_FAILED","CATALOG_DELETE_FAILED")')}&page=1&pageSize=2`);
   });
 
   it('does not retry a 400 and never shows the password in an error', async () => {

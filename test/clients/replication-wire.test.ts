@@ -3,6 +3,7 @@
  * client sends, and the answers that break the plugin's contract.
  */
 import http from 'node:http';
+import { countingRequests, type RunCount } from '../../src/clients/run-requests';
 import type { AddressInfo } from 'node:net';
 import type { ApiError } from '../../src/clients/errors';
 import { desc, ReplicationClient } from '../../src/clients/replication/client';
@@ -55,14 +56,14 @@ describe('ReplicationClient on the wire', () => {
     }
   });
 
-  it('refuses an answer that is not the promised array, or whose records lack a requested field', async () => {
+  it('refuses an answer that is not the promised array, and skips a record that lacks a requested field', async () => {
     answer = { status: 200, raw: JSON.stringify({ content: [] }) };
     await expect(client.groups({ fields: ['name'] })).rejects.toMatchObject({ kind: 'protocol', endpoint: '/api/v1/groups' });
 
     answer = { status: 200, raw: JSON.stringify([{ id: 'v1', name: 'a', status: 'ACTIVE' }, { id: 'v2', name: 'b' }]) };
-    const error = (await client.vms({ fields: ['id', 'name', 'status'] }).catch((e: unknown) => e)) as ApiError;
-    expect(error).toMatchObject({ kind: 'protocol' });
-    expect(error.message).toContain('[1].status');
+    const count: RunCount = { requests: 0, skipped: [] };
+    await expect(countingRequests(count, () => client.vms({ fields: ['id', 'name', 'status'] }))).resolves.toEqual([{ id: 'v1', name: 'a', status: 'ACTIVE' }]);
+    expect(count.skipped).toEqual([{ endpoint: '/api/v1/vms', id: 'v2', problem: '[1].status: expected string, got nothing (field missing)', reason: 'missing_field' }]);
   });
 
   it('checks a large answer item by item and gives the records back in order', async () => {
@@ -70,10 +71,10 @@ describe('ReplicationClient on the wire', () => {
     answer = { status: 200, raw: JSON.stringify(vms) };
     await expect(client.vms({ fields: ['id', 'name', 'status', 'role', 'groupName'] })).resolves.toEqual(vms);
 
-    answer = { status: 200, raw: JSON.stringify([...vms.slice(0, 4_321), { id: 'vm-x', name: 'x', role: 'PRODUCTION', groupName: 'g' }]) };
-    const error = (await client.vms({ fields: ['id', 'name', 'status', 'role', 'groupName'] }).catch((e: unknown) => e)) as ApiError;
-    expect(error).toMatchObject({ kind: 'protocol' });
-    expect(error.message).toContain('[4321].status');
+    answer = { status: 200, raw: JSON.stringify([...vms.slice(0, 4_321), { id: 'vm-x', name: 'x', role: 'PRODUCTION', groupName: 'g' }, ...vms.slice(4_321)]) };
+    const count: RunCount = { requests: 0, skipped: [] };
+    await expect(countingRequests(count, () => client.vms({ fields: ['id', 'name', 'status', 'role', 'groupName'] }))).resolves.toEqual(vms);
+    expect(count.skipped).toEqual([expect.objectContaining({ id: 'vm-x', problem: expect.stringContaining('[4321].status') })]);
   });
 
   it('accepts numeric ids, null optional fields and unknown fields', async () => {

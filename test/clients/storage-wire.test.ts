@@ -4,6 +4,7 @@
  * break the API's contract, so the client's checks are exercised for real.
  */
 import http from 'node:http';
+import { countingRequests, type RunCount } from '../../src/clients/run-requests';
 import type { AddressInfo } from 'node:net';
 import type { ApiError } from '../../src/clients/errors';
 import type { RequestObserver } from '../../src/clients/http';
@@ -152,13 +153,23 @@ describe('StorageClient on the wire', () => {
       await small.close();
     }
 
-    // an item without its severity
+    // an item whose severity is of the wrong type (the model leaves it optional; a number is no severity)
     handler = withDefaults((req) =>
-      req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), { id: 2, status: 'active' }], paging_info: { total_entries: 2 } } } : { status: 404 },
+      req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), { id: 2, status: 'active', severity: 3 }], paging_info: { total_entries: 2 } } } : { status: 404 },
     );
-    const error = (await client.activeAlerts(system).catch((e: unknown) => e)) as ApiError;
-    expect(error).toMatchObject({ kind: 'protocol', endpoint: '/rest/v1.0/store-systems/{id}/alerts' });
-    expect(error.message).toContain('alert_list[1].severity');
+    const count: RunCount = { requests: 0, skipped: [] };
+    await expect(countingRequests(count, () => client.activeAlerts(system))).resolves.toEqual([expect.objectContaining({ id: '1' })]);
+    expect(count.skipped).toEqual([expect.objectContaining({ endpoint: '/rest/v1.0/store-systems/{id}/alerts', id: '2', problem: expect.stringContaining('alert_list[1].severity') })]);
+
+    // items without the severity and the status the model leaves optional: read, not refused
+    handler = withDefaults((req) =>
+      req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), { id: 2, status: 'active' }, { id: 3, severity: 'DEBUG' }], paging_info: { total_entries: 3 } } } : { status: 404 },
+    );
+    expect((await client.activeAlerts(system)).map((a) => [a.id, a.severity, a.status])).toEqual([
+      ['1', 'WARNING', 'active'],
+      ['2', undefined, 'active'],
+      ['3', 'DEBUG', undefined],
+    ]);
   });
 
   it('ends a list the server never ends: an empty page short of total_entries, a count or page count past maxListingItems', async () => {
@@ -242,13 +253,13 @@ describe('StorageClient on the wire', () => {
       await expect(client.latestCapacity(SOLO, 'total')).resolves.toBeUndefined();
     });
 
-    it('rejects a sample with neither form, and a per-tier entry without its physical capacity, as protocol errors', async () => {
+    it('rejects a sample with neither form; reads a per-tier entry without its physical capacity (optional in the model)', async () => {
       answering({ collection_epoch: 1_800_000_000 });
       const error = (await client.latestCapacity(SOLO, 'active').catch((e: unknown) => e)) as ApiError;
       expect(error).toMatchObject({ kind: 'protocol', endpoint: '/rest/v2.0/store-systems/{id}/stats/capacity' });
       expect(error.message).toContain('neither physical_capacity nor tier_capacity_usage');
-      answering({ collection_epoch: 1_800_000_000, tier_capacity_usage: [{ tier: 'active', logical_capacity: { used: 1 } }] });
-      await expect(client.latestCapacity(SOLO, 'active')).rejects.toMatchObject({ kind: 'protocol', message: expect.stringContaining('physical_capacity') });
+      answering({ collection_epoch: 1_800_000_000, tier_capacity_usage: [{ tier: 'active', logical_capacity: { used: 1 } }, { tier: 'archive' }] });
+      expect(await client.latestCapacity(SOLO, 'active')).toEqual({ collection_epoch: 1_800_000_000, logical_capacity: { used: 1 } });
     });
   });
   describe('spelling found at first contact (apiSpelling auto)', () => {

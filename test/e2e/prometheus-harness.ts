@@ -28,6 +28,8 @@ export interface ScrapeConfig {
   readonly scrape_interval?: string;
   readonly scrape_timeout?: string;
   readonly scheme?: 'http' | 'https';
+  readonly relabel_configs?: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  readonly metric_relabel_configs?: ReadonlyArray<Readonly<Record<string, unknown>>>;
 }
 
 export interface StartOptions {

@@ -21,7 +21,7 @@ import { parseConfig, type ExporterConfig, type TargetKind } from '../../src/con
 import { Exporter } from '../../src/exporter';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../simulator';
 import { ruleFiles } from '../rules/rules-files';
-import { startPrometheus, type PrometheusHarness } from './prometheus-harness';
+import { startPrometheus, type PrometheusHarness, type ScrapeConfig } from './prometheus-harness';
 
 /** The Prometheus job; it matches the rules' exporter job regex (dataprotect.*). */
 export const SCRAPE_JOB = 'dataprotect';
@@ -43,6 +43,8 @@ export interface StackOptions {
   readonly prepare?: (sim: RunningSimulator) => void;
   /** also the product-spelling simulator (see the module comment); `prepare` shapes it too */
   readonly productSpelling?: boolean;
+  /** Prometheus's scrape jobs, given the exporter's host:port; default one job (SCRAPE_JOB) scraping /metrics */
+  readonly scrapeConfigs?: (exporterHost: string) => readonly ScrapeConfig[];
 }
 
 export interface Stack {
@@ -110,6 +112,10 @@ function exporterConfig(sim: RunningSimulator, productSim: RunningSimulator | un
   });
 }
 
+function defaultScrapeConfigs(exporterHost: string): ScrapeConfig[] {
+  return [{ job_name: SCRAPE_JOB, static_configs: [{ targets: [exporterHost] }] }];
+}
+
 export async function startStack(options: StackOptions): Promise<Stack> {
   const stops: Array<() => Promise<void>> = [];
   const stopAll = async (): Promise<void> => {
@@ -140,7 +146,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       scrapeInterval: '1s',
       evaluationInterval: '1s',
       startTimeoutMs: 15_000,
-      scrapeConfigs: [{ job_name: SCRAPE_JOB, static_configs: [{ targets: [new URL(exporter.address()).host] }] }],
+      scrapeConfigs: (options.scrapeConfigs ?? defaultScrapeConfigs)(new URL(exporter.address()).host),
     });
     stops.push(() => prometheus.stop());
 

@@ -15,6 +15,9 @@ import { startSimulator, type RunningSimulator } from '../../simulator';
 import { eventually, spawnCli, writeConfig } from '../support/cli-process';
 
 let dir: string;
+const failOnWarn = (_fields: Record<string, unknown>, message: string): never => {
+  throw new Error(`unexpected warning: ${message}`);
+};
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'tracing-'));
@@ -26,16 +29,28 @@ afterAll(() => {
 
 describe('planTracing', () => {
   it('is off unless the file enables it or the environment asks for OTLP traces', () => {
-    expect(planTracing({}, {})).toBeUndefined();
-    expect(planTracing({ enabled: false }, {})).toBeUndefined();
-    expect(planTracing({ enabled: false, endpoint: 'http://collector:4318/v1/traces' }, {})).toBeUndefined();
-    // The file wins over the environment: enabled: false is off whatever OTEL_* says.
-    expect(planTracing({ enabled: false }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })).toBeUndefined();
-    expect(planTracing({ enabled: false }, { OTEL_TRACES_EXPORTER: 'otlp' })).toBeUndefined();
+    expect(planTracing({}, {}, failOnWarn)).toBeUndefined();
+    expect(planTracing({ enabled: false }, {}, failOnWarn)).toBeUndefined();
+    expect(planTracing({ enabled: false, endpoint: 'http://collector:4318/v1/traces' }, {}, failOnWarn)).toBeUndefined();
+    expect(planTracing({ enabled: true }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, failOnWarn)).toBeDefined();
     expect(planTracing({ enabled: true }, {})).toEqual({ serviceName: 'dataprotect-exporter', reason: 'tracing.enabled in the configuration file' });
     expect(planTracing({}, { OTEL_TRACES_EXPORTER: 'otlp' })?.reason).toBe('OTEL_TRACES_EXPORTER=otlp');
     expect(planTracing({}, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' })?.reason).toBe('OTEL_EXPORTER_OTLP_ENDPOINT');
     expect(planTracing({}, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' })?.reason).toBe('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  });
+
+  it('is off with enabled: false whatever OTEL_* says, and warns when OTEL_* asked for traces', () => {
+    const warnings: Array<{ fields: Record<string, unknown>; message: string }> = [];
+    const warn = (fields: Record<string, unknown>, message: string): number => warnings.push({ fields, message });
+    expect(planTracing({ enabled: false }, { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://c:4318' }, warn)).toBeUndefined();
+    expect(planTracing({ enabled: false }, { OTEL_TRACES_EXPORTER: 'otlp' }, warn)).toBeUndefined();
+    expect(planTracing({ enabled: false }, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://c:4318/v1/traces' }, warn)).toBeUndefined();
+    expect(warnings.map((warning) => warning.fields.ignored)).toEqual([
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'OTEL_TRACES_EXPORTER=otlp',
+      'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT',
+    ]);
+    expect(warnings[0]?.message).toMatch(/tracing\.enabled is false .* wins over OTEL_EXPORTER_OTLP_ENDPOINT/);
   });
 
   it('is off whatever the file says with OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none', () => {
@@ -212,6 +227,20 @@ describe('spans of the running exporter reach an OTLP/HTTP receiver', () => {
       for (const socket of sockets) socket.destroy();
       await new Promise((resolve) => blackHole.close(resolve));
     }
+  });
+
+  it('--once: a closed OTLP port holds the exit 5 s at most', async () => {
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise((resolve) => closed.close(resolve));
+    const config = join(dir, 'closed-endpoint.yaml');
+    writeConfig(config, [target()]);
+    const cli = spawnCli(['--config', config, '--once'], { SIM_PASSWORD: sim.password, OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
+    // The exporter retries a refused connection; only the 5 s bound ends it (a generous check, not a timing).
+    const overdue = new Promise((resolve) => setTimeout(() => resolve('still running'), 20_000).unref());
+    expect(await Promise.race([cli.exited, overdue])).toBe(0);
+    expect(cli.stdout()).toContain('dataprotect_up{target="repl",kind="replication"} 1');
   });
 
   it('--once: an endpoint that refuses the spans is reported in the log', async () => {

@@ -4,35 +4,27 @@
  * the SDK's in-memory exporter; and the log lines of that run carry its ids.
  */
 import { Writable } from 'node:stream';
-import { context, trace, SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { parseConfig } from '../../src/config/load';
 import { ExporterRuntime } from '../../src/runtime';
 import { assetsCollector } from '../../src/collectors/management/assets';
 import { createLogger } from '../../src/util/logger';
 import { startSimulator, type RunningSimulator } from '../../simulator';
+import { recordSpans } from '../support/spans';
 
-const spans = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(spans)] });
-const contextManager = new AsyncLocalStorageContextManager();
+const spans = recordSpans();
 let sim: RunningSimulator;
 
 beforeAll(async () => {
-  context.setGlobalContextManager(contextManager.enable());
-  trace.setGlobalTracerProvider(provider);
   sim = await startSimulator({ seed: 7, size: { assets: 30, copiesPerAsset: 2 } });
 });
 
 afterAll(async () => {
   await sim.close();
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
 });
 
 beforeEach(() => {
-  spans.reset();
   sim.faults.clear();
 });
 

@@ -2,6 +2,7 @@
  * Securing the endpoints: basic auth on every path (health
  * endpoints open), HTTPS with a generated certificate, both following reloads.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
@@ -250,6 +251,30 @@ describe('basic auth under a flood of bad logins', () => {
       return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16] === '19';
     }).length;
   }
+
+  let child: ChildProcess | undefined;
+  afterAll(() => {
+    if (child?.exitCode === null) child.kill('SIGKILL'); // only when the test below failed
+  });
+
+  it('never keeps the process alive: a process whose worker thread has started and compared exits by itself', async () => {
+    const script = `
+      const { BcryptWorker } = require('./src/exporters/bcrypt-worker');
+      const worker = new BcryptWorker();
+      worker.start();
+      const alive = setInterval(() => undefined, 1000); // until the comparison is back: then only the thread is left
+      worker.compare('right', require('bcryptjs').hashSync('right', 4)).then((matched) => {
+        process.stdout.write(String(matched));
+        clearInterval(alive);
+      });`;
+    const started = spawn(process.execPath, ['--import', 'tsx', '-e', script], { cwd: join(__dirname, '..', '..'), stdio: ['ignore', 'pipe', 'inherit'] });
+    child = started;
+    let out = '';
+    started.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    // A referenced thread would hold the child until the test's timeout, and jest's workers with it.
+    const code = await new Promise<number | null>((resolve) => started.once('exit', resolve));
+    expect({ code, out }).toEqual({ code: 0, out: 'true' });
+  });
 
   it('compares on a worker thread at the lowest priority and sheds past its queue, answering 503 at once', async () => {
     const before = lowestPriorityThreads();

@@ -114,6 +114,7 @@ describe('exposition label escaping: property tests', () => {
         runs: 1,
         failures: 0,
         skippedRuns: 0,
+        skippedItems: { wrong_type: 2 },
       };
       // Gzip members whose concatenation unzips to the whole text.
       const text = gunzipSync(Buffer.concat(renderRecordChunks([record], { now: 1000, staleAfterMs: 60_000 }))).toString('utf8');

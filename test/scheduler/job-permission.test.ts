@@ -27,7 +27,7 @@ it('a 403 fails the run with success 0 and one warning naming the role across ru
   const logger = pino({ level: 'debug' }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   const store = new SnapshotStore();
   store.register(target.name, 'management', cloudDrSessionsCollector.name, 300);
-  const job = new CollectorJob({ config: target, client, shared: new Map() }, cloudDrSessionsCollector, '*/5 * * * *', 10_000, {
+  const job = new CollectorJob({ config: target, client, shared: new Map() }, cloudDrSessionsCollector, { schedule: '*/5 * * * *', timeoutMs: 10_000 }, {
     store,
     logger,
     settings: () => defaultSettings(),

@@ -129,6 +129,17 @@ describe('startApiServer', () => {
   app.get('/items', (_req, res) => {
     res.json({ items: [1, 2, 3] });
   });
+  /** the records the app serves: a fault must change its answer, never them */
+  const records = [
+    { id: 'a', size: 1 },
+    { id: 'b', size: 2 },
+  ];
+  app.get('/records', (_req, res) => {
+    res.json({ page: { number: 1 }, content: records });
+  });
+  app.get('/bare', (_req, res) => {
+    res.json(records);
+  });
 
   beforeEach(async () => {
     faults = new Faults();
@@ -138,7 +149,7 @@ describe('startApiServer', () => {
       app,
       faults,
       stats,
-      errorBody: (status, req) => ({ status, path: req.path }),
+      errorBody: (status, req, reason) => ({ status, path: req.path, ...(reason !== undefined ? { reason } : {}) }),
     });
     agent = new Agent();
   });
@@ -173,6 +184,22 @@ describe('startApiServer', () => {
     expect(res.headers['retry-after']).toBe('7');
     expect(await res.body.json()).toEqual({ status: 503, path: '/items' });
     expect(stats.count('replication', '/items')).toBe(1);
+  });
+
+  it('status fault with a reason: the API error body carries the reason built from the request, body and headers', async () => {
+    faults.add({ api: 'replication', path: '/login', fault: { kind: 'status', status: 400, reason: (req) => `${String(req.headers['x-user'])} sent ${req.body}` } });
+    const res = await request(`${server.url}/login`, { dispatcher: agent, method: 'POST', headers: { 'x-user': 'u1' }, body: '{"password":"pw"}' });
+    expect(res.statusCode).toBe(400);
+    expect(await res.body.json()).toEqual({ status: 400, path: '/login', reason: 'u1 sent {"password":"pw"}' });
+  });
+
+  it('item fault: one listed item of the answer gets the value, by id or by index, and the app keeps its records', async () => {
+    faults.add({ api: 'replication', path: '/records', times: 1, fault: { kind: 'item', id: 'b', field: 'size', value: 'NaN' } });
+    expect(await (await get('/records')).body.json()).toEqual({ page: { number: 1 }, content: [{ id: 'a', size: 1 }, { id: 'b', size: 'NaN' }] });
+    faults.add({ api: 'replication', path: '/bare', times: 1, fault: { kind: 'item', index: 0, field: 'size', value: null } });
+    expect(await (await get('/bare')).body.json()).toEqual([{ id: 'a', size: null }, { id: 'b', size: 2 }]);
+    expect(await (await get('/records')).body.json()).toEqual({ page: { number: 1 }, content: records });
+    expect(records).toEqual([{ id: 'a', size: 1 }, { id: 'b', size: 2 }]);
   });
 
   it('ignores rules of another API', async () => {

@@ -29,7 +29,8 @@ describe('StorageEstate', () => {
       expect(estate.mtrees(s.id).length).toBeGreaterThan(0);
     }
     const first = estate.systems[0]!.id;
-    expect(new Set(estate.activeAlerts(first).map((a) => a.severity))).toEqual(new Set(ALERT_SEVERITIES));
+    // and one without a severity, which the model leaves optional
+    expect(new Set(estate.activeAlerts(first).map((a) => a.severity))).toEqual(new Set([...ALERT_SEVERITIES, undefined]));
     const allAlerts = estate.systems.flatMap((s) => estate.alerts(s.id));
     expect(allAlerts.some((a) => a.status === 'cleared')).toBe(true);
     expect(new Set(allAlerts.map((a) => a.class)).size).toBeGreaterThan(2);
@@ -362,7 +363,7 @@ describe('storage API, product spelling', () => {
     }
   });
 
-  it('carries capacity only in tier_capacity_usage[], every tier in each sample', async () => {
+  it('carries capacity only in tier_capacity_usage[], every tier in each sample, and an archive tier without physical_capacity', async () => {
     const id = estate.systems[0]!.id;
     const { status, body } = await get(`/rest/v2.0/dd-systems/${enc(id)}/stats/capacity?tier=active&sort=-collection_epoch&size=1`);
     expect(status).toBe(200);
@@ -371,7 +372,8 @@ describe('storage API, product spelling', () => {
       const sample = estate.capacityAt(id, tier, epoch);
       return { tier, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
     };
-    expect(body.stats_capacity).toEqual([{ collection_epoch: epoch, tier_capacity_usage: TIERS.map(figures) }]);
+    const archive = { tier: 'archive', logical_capacity: { total: 0, used: 0, available: 0 }, compression_factor: 0 };
+    expect(body.stats_capacity).toEqual([{ collection_epoch: epoch, tier_capacity_usage: [...TIERS.map(figures), archive] }]);
   });
 
   it('answers 400 to a page of more than 200 items', async () => {

@@ -12,6 +12,7 @@ describe('check', () => {
     const checked = check(item, { size: '12', tags: [{ name: 'x' }, { name: null }] }, { at: 'content[3]' });
     expect(checked).toEqual({
       ok: false,
+      kind: 'missing_field',
       problems: [
         'content[3].id: expected string, got nothing (field missing)',
         'content[3].size: expected number, got string',
@@ -21,9 +22,9 @@ describe('check', () => {
   });
 
   it('names an issue about the whole input by `whole`, and keeps custom messages', () => {
-    expect(check(item, [1], { whole: '(root)' })).toEqual({ ok: false, problems: ['(root): expected object, got array'] });
+    expect(check(item, [1], { whole: '(root)' })).toEqual({ ok: false, kind: 'wrong_type', problems: ['(root): expected object, got array'] });
     const port = z.number().refine((value) => value > 0, 'must be positive');
-    expect(check(z.object({ web: z.object({ port }) }), { web: { port: -1 } })).toEqual({ ok: false, problems: ['web.port: must be positive'] });
+    expect(check(z.object({ web: z.object({ port }) }), { web: { port: -1 } })).toEqual({ ok: false, kind: 'invalid_value', problems: ['web.port: must be positive'] });
   });
 });
 

@@ -69,7 +69,12 @@ export class ManagementClient {
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({ login: () => this.login(), loginEndpoint: ENDPOINTS.login, logger: deps.logger });
+    this.session = new TokenSession({
+      login: () => this.login(),
+      loginEndpoint: ENDPOINTS.login,
+      logger: deps.logger,
+      redactor: this.http.redactor,
+    });
   }
 
   /** logins performed so far */
@@ -115,12 +120,23 @@ export class ManagementClient {
     if (totalPages != null && totalPages > 1) {
       throw new ApiError('protocol', endpoint, `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`, status);
     }
-    return validateItems(latestCopySchema, envelope.content, endpoint, { at: 'content', status }).filter(isLiveCopy);
+    return validateItems(latestCopySchema, envelope.content, endpoint, 'content').filter(isLiveCopy);
   }
 
-  /** Random paging; over 10,000 results, in ranges of assetId (a copy-metrics item has no id of its own). */
-  copyMetrics(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<CopyMetrics[]> {
-    return this.partitionedPages(ENDPOINTS.copyMetrics, '/api/v2/copy-metrics', copyMetricsSchema, options, { field: 'assetId', nullable: false }, signal);
+  /**
+   * Random paging with page and pageSize only: the endpoint takes no filter,
+   * so it cannot be read in ranges, and over 10,000 rows only the first
+   * 10,000 can be read by documented means. Those are read, with a warning
+   * that says how many rows were left unread.
+   */
+  copyMetrics(signal?: AbortSignal): AsyncGenerator<CopyMetrics[]> {
+    const endpoint = ENDPOINTS.copyMetrics;
+    const cutAtLimit = (totalElements: number, read: number): void => {
+      const message = 'copy-metrics lists more rows than random paging may read: the rows past the 10000th are not read';
+      this.deps.logger.warn({ endpoint, totalElements, read }, message);
+    };
+    const spec: ListSpec<typeof copyMetricsSchema> = { ...this.spec(endpoint, endpoint, copyMetricsSchema, {}), query: {}, cutAtLimit };
+    return randomPages((request) => this.fetchJson(request), spec, signal, this.target.maxConcurrency);
   }
 
   activities(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Activity[]> {

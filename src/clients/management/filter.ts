@@ -1,7 +1,13 @@
 /**
- * Builder for the management service's filter grammar:
- * `field op value` joined by `and` / `or`, strings in double quotes, the `null`
- * literal, lists in parentheses, dotted field names.
+ * Builder for the management service's filter grammar, exactly as published:
+ *
+ *   filter           := logic-expression [ (and | or) logic-expression ] ...
+ *   logic-expression := [not] <field-name> <operator> <value> | (<value1>, <value2> ...)
+ *
+ * so `not` prefixes one comparison (`not state in ("A","B")`: there is no
+ * `not in` operator), and there are no parenthesised groups: a filter is one
+ * and-chain or one or-chain. Anything else throws here, at build time, rather
+ * than becoming a request the service answers with 400.
  *
  *   and(eq('name', 'db "prod"'), ge('updateTime', since)).toString()
  *   // name eq "db \"prod\"" and updateTime ge "2026-11-20T00:00:00.000Z"
@@ -12,16 +18,23 @@
  */
 export type FilterValue = string | number | boolean | Date | null;
 
+type Shape = 'comparison' | 'negated' | 'and' | 'or';
+
 export class Filter {
   private constructor(
     private readonly text: string,
-    /** the connective at the top level, to decide when a nested group needs parentheses */
-    readonly connective: 'and' | 'or' | undefined,
+    /** one (possibly negated) comparison, or a chain of them joined by one connective */
+    private readonly shape: Shape,
   ) {}
 
   /** @internal used by the builder functions below */
-  static of(text: string, connective?: 'and' | 'or'): Filter {
-    return new Filter(text, connective);
+  static of(text: string, shape: Shape): Filter {
+    return new Filter(text, shape);
+  }
+
+  /** @internal */
+  get kind(): Shape {
+    return this.shape;
   }
 
   toString(): string {
@@ -57,7 +70,7 @@ export function literal(value: FilterValue): string {
 }
 
 function comparison(op: string) {
-  return (name: string, value: FilterValue): Filter => Filter.of(`${field(name)} ${op} ${literal(value)}`);
+  return (name: string, value: FilterValue): Filter => Filter.of(`${field(name)} ${op} ${literal(value)}`, 'comparison');
 }
 
 export const eq = comparison('eq');
@@ -67,21 +80,23 @@ export const lt = comparison('lt');
 
 /** `field lk "pattern"`; `%` in the pattern is the wildcard. */
 export function lk(name: string, pattern: string): Filter {
-  return Filter.of(`${field(name)} lk ${quote(pattern)}`);
+  return Filter.of(`${field(name)} lk ${quote(pattern)}`, 'comparison');
 }
 
-/** `field in (...)` and `field not in (...)`; an empty list is refused (the grammar has no empty list). */
-function membership(op: string) {
-  return (name: string, values: readonly FilterValue[]): Filter => {
-    if (values.length === 0) throw new TypeError(`empty list for ${name} ${op} (...)`);
-    return Filter.of(`${field(name)} ${op} (${values.map(literal).join(',')})`);
-  };
+/** `field in ("a","b")`; an empty list is refused (the grammar has no empty list). */
+export function isIn(name: string, values: readonly FilterValue[]): Filter {
+  if (values.length === 0) throw new TypeError(`empty list for ${name} in (...)`);
+  return Filter.of(`${field(name)} in (${values.map(literal).join(',')})`, 'comparison');
 }
 
-/** `field in ("a","b")` */
-export const isIn = membership('in');
-/** `field not in ("a","b")`: also true for an item whose field is null. */
-export const notIn = membership('not in');
+/** `not <comparison>`: the grammar's only negation, of one comparison (`not state in ("A")`; true for a null state). */
+export function not(expression: Filter): Filter {
+  if (expression.kind !== 'comparison') {
+    const what = expression.kind === 'negated' ? 'a negated one' : `an ${expression.kind}-chain`;
+    throw new TypeError(`not prefixes one comparison, not ${what}`);
+  }
+  return Filter.of(`not ${expression.toString()}`, 'negated');
+}
 
 /** `field eq null` */
 export const isNull = (name: string): Filter => eq(name, null);
@@ -92,12 +107,12 @@ function join(connective: 'and' | 'or', parts: ReadonlyArray<Filter | undefined>
   const present = parts.filter((p): p is Filter => p !== undefined);
   if (present.length === 0) throw new TypeError(`${connective}() needs at least one expression`);
   if (present.length === 1) return present[0] as Filter;
-  // Parentheses only where a nested group uses the other connective: the plain
-  // chains the collectors send stay in the simplest form of the grammar.
-  const text = present
-    .map((p) => (p.connective !== undefined && p.connective !== connective ? `(${p.toString()})` : p.toString()))
-    .join(` ${connective} `);
-  return Filter.of(text, connective);
+  for (const part of present) {
+    const other = connective === 'and' ? 'or' : 'and';
+    // The grammar has no groups: `a or b` inside an and-chain cannot be written.
+    if (part.kind === other) throw new TypeError(`an ${other}-chain in an ${connective}-chain: the filter grammar has no parentheses`);
+  }
+  return Filter.of(present.map(String).join(` ${connective} `), connective);
 }
 
 /** Joins expressions with `and`; undefined parts are skipped (handy for optional conditions). */
@@ -108,4 +123,3 @@ export function and(...parts: ReadonlyArray<Filter | undefined>): Filter {
 export function or(...parts: ReadonlyArray<Filter | undefined>): Filter {
   return join('or', parts);
 }
-

@@ -1,6 +1,7 @@
 /**
  * The management service's two ways of paging a listing, as async generators
- * of pages of checked items:
+ * of pages of checked items (an item that fails its checks is skipped and
+ * counted: response.ts validateItems; a page that is not one fails the listing):
  *
  * - random: `page=1..n&pageSize=N`; the service forbids it for queries of
  *   more than 10000 resources, so it is used only where serial paging is not
@@ -38,6 +39,13 @@ export interface ListSpec<S extends z.ZodType> {
    * bound follows from it and the page size.
    */
   maxItems: number;
+  /**
+   * For a listing that cannot be narrowed (copy-metrics takes no filter):
+   * above RANDOM_PAGING_LIMIT results the pages within the limit are read
+   * and the listing ends there, told to this with the service's total,
+   * instead of failing. Without it, such a listing is an error.
+   */
+  cutAtLimit?: (total: number, read: number) => void;
 }
 
 /** The service's advice: no random paging over more resources than this. */
@@ -113,27 +121,40 @@ export async function* randomPages<S extends z.ZodType>(
       if (totalPages != null && totalPages > maxPages(spec)) {
         throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
       }
-      const items = validateItems(spec.schema, envelope.content, spec.endpoint, { at: 'content', status });
+      const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
       const last = totalPages == null || page >= totalPages;
-      if (!last && items.length === 0) {
+      if (!last && envelope.content.length === 0) {
         // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
         throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
       }
       const total = envelope.page?.totalElements;
-      if (!last && total != null && total > RANDOM_PAGING_LIMIT) {
-        // The next pages would reach past the 10,000th result, which the service refuses.
-        throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
-      }
-      if (!last) {
-        known = totalPages;
+      const readable = last ? page : readablePages(spec, totalPages, total, status);
+      const cut = !last && page >= readable;
+      if (cut) spec.cutAtLimit?.(total ?? 0, page * spec.pageSize);
+      if (!last && !cut) {
+        known = readable;
         fill(); // before handing the items over: the next pages load while the caller works
       }
       if (items.length > 0) yield items;
-      if (last) return;
+      if (last || cut) return;
     }
   } finally {
     if (ahead.size > 0) abandon?.abort();
   }
+}
+
+/**
+ * The pages of a random-paged listing that may be read: all, unless they
+ * reach past the 10,000th result, which the service refuses. A listing that
+ * cannot be narrowed (cutAtLimit) is read up to there; for any other, that
+ * is an error (partitioned.ts splits such listings beforehand).
+ */
+function readablePages(spec: ListSpec<z.ZodType>, totalPages: number, total: number | null | undefined, status: number): number {
+  if (total == null || total <= RANDOM_PAGING_LIMIT) return totalPages;
+  if (!spec.cutAtLimit) {
+    throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
+  }
+  return Math.floor(RANDOM_PAGING_LIMIT / spec.pageSize);
 }
 
 export async function* serialPages<S extends z.ZodType>(
@@ -153,10 +174,10 @@ export async function* serialPages<S extends z.ZodType>(
     });
     const envelope = validate(body, spec.endpoint, serialEnvelope, status);
     const next = envelope.page.queryState;
-    const items = validateItems(spec.schema, envelope.content, spec.endpoint, { at: 'content', status });
+    const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
     if (items.length > 0) yield items;
     if (next === 'END') return;
-    if (items.length === 0) {
+    if (envelope.content.length === 0) {
       // An empty page that does not end the listing: a service answering so would be asked forever.
       throw new ApiError('protocol', spec.endpoint, `serial paging: page ${page} is empty but its queryState is not END`, status);
     }

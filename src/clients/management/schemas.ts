@@ -5,9 +5,13 @@
  * Lenient where the API may grow: unknown fields are stripped silently (not
  * kept, to save memory on large estates) and enumerations are plain strings,
  * so a value the exporter does not know passes through as a label value.
- * Strict where a metric depends on it: a required field that is missing or of
- * the wrong type makes the whole listing fail with a `protocol` ApiError naming
- * the endpoint, the item and the field, instead of a wrong number.
+ * Required only what the products' models require (api-notes: an asset needs
+ * name and type, a management alert its id; a copy and a cloud DR session
+ * nothing) and what a record is keyed by: every other field may be missing
+ * in one record, and the collectors then leave out what depends on it
+ * rather than guess. An item with a required field missing or a field of the
+ * wrong type is skipped and counted, naming the endpoint, the item and the
+ * field, instead of giving a wrong number.
  *
  * Timestamps become epoch milliseconds.
  */
@@ -55,8 +59,8 @@ export const assetSchema = z.object({
   /** not in the seed's asset table (api-notes: PROTECTED, UNPROTECTED, EXCLUDED) */
   protectionStatus: nullableString,
   protectionPolicyId: nullableString,
-  /** required to be present (null = no copy): a missing field must not read as "no copy" */
-  lastAvailableCopyTime: timestamp.nullable(),
+  /** null or missing: the service's index gives no copy time, and latest-copies is asked (assets.ts) */
+  lastAvailableCopyTime: timestamp.nullish(),
   updatedAt: timestamp.nullish(),
   /** the products' top-level policy reference; wins over _embedded (present only with expand) */
   protectionPolicy: reference.nullish(),
@@ -71,8 +75,10 @@ export type Asset = z.output<typeof assetSchema>;
  */
 export const copySchema = z.object({
   id: z.string().min(1),
-  size: z.number().nonnegative(),
-  location: z.string(),
+  /** optional in the model: without it the copy counts, its location's size series is left out */
+  size: z.number().nonnegative().nullish(),
+  /** optional in the model: without it the copy counts under the location "unknown" */
+  location: nullableString,
   retentionTime: timestamp.nullish(),
   /** a deletion state (copy-states.ts) or null / absent for a live copy */
   state: nullableString,
@@ -158,8 +164,9 @@ export const complianceSchema = z.object({
   policyName: nullableString,
   /** the policy stage (objective) the record verifies */
   stageId: nullableString,
-  /** when the verification ran: each record is one run (history) */
-  verificationTime: timestamp.nullish(),
+  /** each record is one run (history): the latest by completionTime is the asset's compliance now */
+  completionTime: timestamp.nullish(),
+  createdAt: timestamp.nullish(),
   status: nullableString,
   verifiedObjectives: z.union([objectiveStatus, z.array(objectiveStatus)]).nullish(),
 });
@@ -174,16 +181,18 @@ export const inventorySourceSchema = z.object({
 });
 export type InventorySource = z.output<typeof inventorySourceSchema>;
 
+/** drType and status are optional in the model: a session without one counts under "unknown". */
 export const cloudDrSessionSchema = z.object({
   id: z.string().min(1),
-  drType: z.string(),
-  status: z.string(),
+  drType: nullableString,
+  status: nullableString,
 });
 export type CloudDrSession = z.output<typeof cloudDrSessionSchema>;
 
+/** Only id is required by the model: an alert without severity counts under "unknown". */
 export const alertSchema = z.object({
   id: z.string().min(1),
-  severity: z.string(),
+  severity: nullableString,
   acknowledgement: z.object({ acknowledgeState: nullableString }).nullish(),
 });
 export type Alert = z.output<typeof alertSchema>;

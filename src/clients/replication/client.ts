@@ -3,8 +3,7 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore } from '../http';
-import { expectStatus, parseBody, shapeError } from '../response';
-import { check } from '../../util/validation';
+import { checkItem, expectStatus, parseBody } from '../response';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQueryString, renamedQuery, type ListQuery } from './query';
 import {
@@ -155,14 +154,13 @@ export class ReplicationClient {
     const response = await this.get(endpoint + listQueryString(serverNames ? renamedQuery(query, serverNames) : query), endpoint, signal);
     const body = parseJson(response, endpoint);
     if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`, response.status);
-    // Item by item, so that an error names the item's index.
+    // Item by item: a bad item is skipped and counted, named by its index.
     const item = itemSchema(schema, query.fields);
-    const items: unknown[] = new Array(body.length);
+    const items: unknown[] = [];
     const renames = serverNames ? Object.entries(serverNames) : [];
     (body as unknown[]).forEach((raw, index) => {
-      const checked = check(item, withInternalNames(raw, renames), { at: `[${index}]` });
-      if (!checked.ok) throw shapeError(endpoint, checked.problems, response.status);
-      items[index] = checked.value;
+      const checked = checkItem(item, withInternalNames(raw, renames), endpoint, `[${index}]`);
+      if (checked !== undefined) items.push(checked);
     });
     return items as Pick<z.output<z.ZodObject<T>>, F>[];
   }

@@ -4,6 +4,9 @@
  * Required: what identifies a record and what a metric's value comes from;
  * optional: fields the seed says may be omitted and fields that only feed
  * labels, so that one record missing a label field does not void a whole list.
+ * Fields no metric reads are not in the schemas (the seed's repSystemId is
+ * rpSystemId on the products, a group's bandwidthPriority a name on the seed
+ * and a number on the products): what is not read cannot fail a listing.
  */
 import { z } from 'zod';
 import { idString, openEnum, optional } from '../response';
@@ -17,7 +20,6 @@ export const GUEST_OS_TYPES = ['WINDOWS', 'LINUX'] as const;
 export const repClusterSchema = z.object({
   id: idString,
   name: z.string(),
-  repSystemId: optionalString,
   version: optionalString,
   isRegistered: z.boolean(),
   /** omitted for a cluster that is not registered */
@@ -29,7 +31,6 @@ export const repClusterSchema = z.object({
 export const groupSchema = z.object({
   id: idString.optional(),
   name: z.string(),
-  bandwidthPriority: optionalString,
   status: optionalString,
   enabled: z.boolean().nullish().transform((value) => value ?? undefined),
 });

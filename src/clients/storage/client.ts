@@ -82,7 +82,12 @@ export class StorageClient {
     protected readonly deps: ClientDeps,
   ) {
     this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({ login: () => storageLogin(this.http, target), loginEndpoint: AUTH_PATH, logger: deps.logger });
+    this.session = new TokenSession({
+      login: () => storageLogin(this.http, target),
+      loginEndpoint: AUTH_PATH,
+      logger: deps.logger,
+      redactor: this.http.redactor,
+    });
     this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
   }
 
@@ -157,8 +162,9 @@ export class StorageClient {
     const alerts = await this.spelling.resolve((spelling) =>
       this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal),
     );
-    // The filter is the server's job; checking again keeps cleared alerts out if it is ignored.
-    return alerts.filter((alert) => alert.status.toLowerCase() === 'active');
+    // The filter is the server's job; checking again keeps cleared alerts out if it is ignored
+    // (an alert without a status was served for status=active, and counts).
+    return alerts.filter((alert) => alert.status === undefined || alert.status.toLowerCase() === 'active');
   }
 
   /** MTree replication contexts: `GET /api/v1/store-systems/{id}/mtree-replications`. */
@@ -212,11 +218,13 @@ export class StorageClient {
   ): Promise<z.output<T>[]> {
     const size = Math.min(this.target.pageSize, MAX_STORAGE_PAGE_SIZE);
     const items: z.output<T>[] = [];
+    let read = 0;
     for (let page: number | undefined = 0; page !== undefined; ) {
       const body = await this.getJson(resource, signal, { ...query, page, size });
       const received = readPage(body, key, itemSchema, resource.endpoint, resource.path);
       items.push(...received.items);
-      page = nextPage(page, size, received, items.length, resource.endpoint, this.target.maxListingItems);
+      read += received.read;
+      page = nextPage(page, size, received, read, resource.endpoint, this.target.maxListingItems);
     }
     return items;
   }

@@ -7,7 +7,7 @@
 import { z } from 'zod';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../listing-bound';
-import { validate } from '../response';
+import { validate, validateItems } from '../response';
 import { pagingInfoSchema, type PagingInfo } from './schemas';
 
 const linkResponseSchema = z.object({
@@ -30,44 +30,49 @@ export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint:
 }
 
 export interface Page<T> {
+  /** the entries that passed their checks */
   items: T[];
+  /** the entries the page held, skipped ones included: what paging counts */
+  read: number;
   paging: PagingInfo | undefined;
 }
 
 /**
  * One page: the array under `key` and the paging information. The array may
- * only be missing when paging_info says the list is empty.
+ * only be missing when paging_info says the list is empty. An entry that
+ * fails its checks is skipped and counted (response.ts validateItems).
  */
 export function readPage<T extends z.ZodType>(body: unknown, key: string, itemSchema: T, endpoint: string, path: string): Page<z.output<T>> {
   rejectLinkResponse(body, key, endpoint, path);
   const schema = z.object({
-    [key]: z.array(itemSchema).nullish(),
+    [key]: z.array(z.unknown()).nullish(),
     paging_info: pagingInfoSchema.nullish(),
   });
   const page = validate(body, endpoint, schema);
-  const items = page[key] as z.output<T>[] | null | undefined;
+  const entries = page[key] as unknown[] | null | undefined;
   const paging = (page.paging_info as PagingInfo | null | undefined) ?? undefined;
-  if (!items) {
-    if (paging?.total_entries === 0) return { items: [], paging };
+  if (!entries) {
+    if (paging?.total_entries === 0) return { items: [], read: 0, paging };
     throw new ApiError('protocol', endpoint, `unexpected response shape: ${key}: missing`);
   }
-  return { items, paging };
+  return { items: validateItems(itemSchema, entries, endpoint, key), read: entries.length, paging };
 }
 
 /**
  * Decides the next page after `page` (0-based) was read with `size`, or
  * undefined when the list is complete. `collected` counts the items read so
- * far. Without paging_info a page shorter than `size` is the whole list; a
+ * far, skipped ones included. Without paging_info a page shorter than `size` is the whole list; a
  * full page without paging_info is an error, since the rest cannot be found.
  * A list ends within `maxItems` (the target's maxListingItems) and never at an
  * empty page short of total_entries: a server that never stops paging is
  * refused rather than asked forever.
  */
 export function nextPage(page: number, size: number, received: Page<unknown>, collected: number, endpoint: string, maxItems: number): number | undefined {
-  const { paging, items } = received;
+  const { paging, read } = received;
   if (!paging) {
-    if (items.length < size) return undefined;
-    throw new ApiError('protocol', endpoint, `page ${page} is full (${items.length} items) but carries no paging_info: cannot tell whether more follow`);
+    if (read < size) return undefined;
+    const why = `page ${page} is full (${read} items) but carries no paging_info: cannot tell whether more follow`;
+    throw new ApiError('protocol', endpoint, why);
   }
   if (paging.current_page !== undefined && paging.current_page !== page) {
     throw new ApiError('protocol', endpoint, `asked for page ${page} and got page ${paging.current_page}`);
@@ -76,7 +81,7 @@ export function nextPage(page: number, size: number, received: Page<unknown>, co
     throw new ApiError('protocol', endpoint, `the server counts ${paging.total_entries} entries: more than maxListingItems (${maxItems})`);
   }
   if (collected >= paging.total_entries) return undefined;
-  if (items.length === 0) {
+  if (read === 0) {
     throw new ApiError('protocol', endpoint, `page ${page} is empty after ${collected} of the ${paging.total_entries} entries the server counts`);
   }
   if (page + 1 >= maxPages({ maxItems, pageSize: size })) throw tooManyPages(endpoint, `${collected} entries after ${page + 1} pages`, { maxItems, pageSize: size });

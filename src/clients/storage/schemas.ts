@@ -13,7 +13,7 @@ const optionalNumber = optional(z.number());
 const bytes = z.number().nonnegative();
 
 export const CAPACITY_TIERS = ['active', 'cloud', 'total'] as const;
-export const ALERT_SEVERITIES = ['INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
+export const ALERT_SEVERITIES = ['DEBUG', 'INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
 export const REPLICATION_STATES = ['NORMAL', 'INITIALIZING', 'RESYNCING', 'RECOVERING', 'UNINITIALIZED', 'CONNECTING'] as const;
 
 /** physical_capacity: all three parts are what the capacity metrics are made of. */
@@ -47,10 +47,14 @@ export const managedSystemSchema = z.object({
   version: optionalString,
 });
 
-/** One tier's figures: an item of `tier_capacity_usage[]`, or the top level of a sample asked for by `tier=`. */
+/**
+ * One tier's figures: an item of `tier_capacity_usage[]` (tier active, cloud
+ * or archive), or the top level of a sample asked for by `tier=`. The model
+ * leaves physical_capacity optional: without it the tier has no physical series.
+ */
 export const tierCapacitySchema = z.object({
   tier: z.string(),
-  physical_capacity: physicalCapacitySchema,
+  physical_capacity: optional(physicalCapacitySchema),
   logical_capacity: optional(logicalCapacitySchema),
   compression_factor: optionalNumber,
 });
@@ -68,14 +72,14 @@ export const capacitySampleSchema = z.object({
   tier_capacity_usage: optional(z.array(tierCapacitySchema)),
 });
 
-/** An item of alert_list. */
+/** An item of alert_list; severity and status are optional in the model. */
 export const storageAlertSchema = z.object({
   id: idString,
   alert_id: idString.optional(),
   name: optionalString,
-  severity: openEnum(ALERT_SEVERITIES),
+  severity: optional(openEnum(ALERT_SEVERITIES)),
   class: optionalString,
-  status: z.string(),
+  status: optionalString,
   alert_gen_epoch: optionalNumber,
 });
 

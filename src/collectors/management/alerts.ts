@@ -1,6 +1,6 @@
 import { defineCollector, type Sample } from '../types';
 import { collectAll } from '../../clients/management/paging';
-import { Tally } from '../shared/tally';
+import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 import { uniqueBy } from '../shared/unique';
 
 /** severities of api-notes: their series stay at 0 when no alert is open, so "all clear" reads 0 rather than "no data" */
@@ -25,7 +25,7 @@ export const alertsCollector = defineCollector<'management'>({
     const { unique: alerts } = uniqueBy(await collectAll(ctx.client.alerts({}, signal)), (alert) => alert.id);
     const tally = new Tally<[string, string]>();
     for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.touch([severity, ack]);
-    for (const alert of alerts) tally.add([alert.severity, acknowledged(alert.acknowledgement?.acknowledgeState)]);
+    for (const alert of alerts) tally.add([alert.severity || UNKNOWN_LABEL, acknowledged(alert.acknowledgement?.acknowledgeState)]);
     const samples: Sample[] = tally.entries().map(({ key: [severity, ack], value }) => ({
       name: 'dataprotect_alerts',
       labels: { target, severity, acknowledged: ack },

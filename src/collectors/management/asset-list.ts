@@ -18,7 +18,7 @@ export interface AssetRecord {
   readonly policyId: string | null;
   /** the policy's name, '' when the asset has none */
   readonly policyName: string;
-  /** epoch ms, null when the service reports no copy */
+  /** epoch ms, null when the service reports no copy time (null or missing: latest-copies then tells) */
   readonly lastAvailableCopyTime: number | null;
   readonly updatedAt: number | null;
   readonly size: number | null;
@@ -58,10 +58,10 @@ function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): Asse
     protected: protection.protected,
     policyId,
     policyName,
-    lastAvailableCopyTime: asset.lastAvailableCopyTime,
+    lastAvailableCopyTime: asset.lastAvailableCopyTime ?? null,
     updatedAt: asset.updatedAt ?? null,
     size: asset.size ?? null,
-    newestCopyTime: asset.lastAvailableCopyTime,
+    newestCopyTime: asset.lastAvailableCopyTime ?? null,
   };
 }
 

@@ -1,7 +1,7 @@
 import { defineCollector, type Sample } from '../types';
 import { explainForbidden } from '../shared/permission';
 import { uniqueBy } from '../shared/unique';
-import { Tally } from '../shared/tally';
+import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 
 export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
 
@@ -30,7 +30,7 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
     }
     const { unique: sessions } = uniqueBy(listed, (session) => session.id);
     const tally = new Tally<[string, string]>();
-    for (const session of sessions) tally.add([session.drType, session.status]);
+    for (const session of sessions) tally.add([session.drType || UNKNOWN_LABEL, session.status || UNKNOWN_LABEL]);
     const samples: Sample[] = tally.entries().map(({ key: [drType, status], value }) => ({
       name: 'dataprotect_cloud_dr_sessions',
       labels: { target, dr_type: drType, status },

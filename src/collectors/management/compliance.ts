@@ -13,9 +13,11 @@ const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
  * GET /api/v2/compliance-details.
  *
  * The listing is history: each record is one verification run. Only the
- * latest run of each asset and stage (objective) counts, by verificationTime;
- * records without one count in the order listed (the later wins), and
- * records naming no asset count each on their own.
+ * latest run of each asset and stage (objective) counts, by completionTime
+ * (the ComplianceDetail model's; createdAt for a run without one), whatever
+ * the listing order: a run with a time wins over one without, two without
+ * one count in the order listed (the later wins), and records naming no
+ * asset count each on their own.
  *
  * The status is read from verifiedObjectives.status (the seed's field; an
  * array of objectives counts each one), else from a flat `status`
@@ -57,8 +59,9 @@ export const complianceCollector = defineCollector<'management'>({
 
 /** Whether `candidate` ran before `known` (then the known one stays); without both times, the later listed wins. */
 function isOlder(candidate: ComplianceDetail, known: ComplianceDetail): boolean {
-  if (candidate.verificationTime == null || known.verificationTime == null) return false;
-  return candidate.verificationTime < known.verificationTime;
+  const [candidateTime, knownTime] = [candidate.completionTime ?? candidate.createdAt, known.completionTime ?? known.createdAt];
+  if (candidateTime == null) return knownTime != null;
+  return knownTime != null && candidateTime < knownTime;
 }
 
 function statusesOf(detail: ComplianceDetail, index: number): string[] {

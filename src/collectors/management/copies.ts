@@ -8,14 +8,18 @@ import { COPY_FINGERPRINTS } from './copy-signals';
 import { currentAssets, type AssetRecord } from './asset-list';
 import { forEachConcurrent } from '../shared/concurrency';
 import { perAssetSeriesFor } from './per-asset-series';
+import { UNKNOWN_LABEL } from '../shared/tally';
 import { fnv1a } from '../../util/fnv1a';
 
 export interface LocationCopies {
   readonly count: number;
+  /** the sizes the copies give */
   readonly bytes: number;
+  /** copies without a size: while there are any, the location's total size is unknown */
+  readonly unsized: number;
   /** retention times (epoch ms, ascending) of the copies that have one */
   readonly expiries: readonly number[];
-  /** sizes of those copies, in the same order */
+  /** sizes of those copies, in the same order (NaN: no size given) */
   readonly expiringSizes: readonly number[];
 }
 
@@ -38,7 +42,7 @@ export interface CopiesState {
 /**
  * Number and total size of each asset's live copies, per location.
  * Copies in a deletion state (DELETED, SOFT_DELETED, DELETING,
- * DELETE_FAILED), which the service lists too, are left out by the client
+ * DELETE_FAILED, CATALOG_DELETE_FAILED), which the service lists too, are left out by the client
  * (copy-states.ts).
  *
  * Incremental, so that a large estate is not asked for every asset's copies on
@@ -160,7 +164,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
       for (const [location, copies] of entry.locations) {
         const labels = { target, asset_id: asset.id, asset_name: asset.name, location };
         samples.push({ name: 'dataprotect_asset_copies', labels, value: copies.count });
-        samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
+        if (copies.unsized === 0) samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
       }
     });
     return { samples, state: { assets: next }, items: toRead.length - deferred.length };
@@ -181,16 +185,21 @@ function outOfTime(limit: { totalMs: number; leftMs(): number } | undefined): bo
   return limit !== undefined && limit.leftMs() < limit.totalMs * TIME_RESERVE;
 }
 
-/** Copies grouped by location; copies already past their retention time are left out. */
+/**
+ * Copies grouped by location ("unknown" for a copy that gives none); copies
+ * already past their retention time are left out.
+ */
 export function aggregate(copies: readonly Copy[], now: number): Map<string, LocationCopies> {
-  const byLocation = new Map<string, { count: number; bytes: number; expiring: Array<[number, number]> }>();
+  const byLocation = new Map<string, { count: number; bytes: number; unsized: number; expiring: Array<[number, number]> }>();
   for (const copy of copies) {
     if (copy.retentionTime != null && copy.retentionTime <= now) continue;
-    let entry = byLocation.get(copy.location);
-    if (!entry) byLocation.set(copy.location, (entry = { count: 0, bytes: 0, expiring: [] }));
+    const location = copy.location ?? UNKNOWN_LABEL;
+    let entry = byLocation.get(location);
+    if (!entry) byLocation.set(location, (entry = { count: 0, bytes: 0, unsized: 0, expiring: [] }));
     entry.count += 1;
-    entry.bytes += copy.size;
-    if (copy.retentionTime != null) entry.expiring.push([copy.retentionTime, copy.size]);
+    if (copy.size == null) entry.unsized += 1;
+    else entry.bytes += copy.size;
+    if (copy.retentionTime != null) entry.expiring.push([copy.retentionTime, copy.size ?? Number.NaN]);
   }
   const out = new Map<string, LocationCopies>();
   for (const [location, entry] of byLocation) {
@@ -198,6 +207,7 @@ export function aggregate(copies: readonly Copy[], now: number): Map<string, Loc
     out.set(location, {
       count: entry.count,
       bytes: entry.bytes,
+      unsized: entry.unsized,
       expiries: entry.expiring.map(([time]) => time),
       expiringSizes: entry.expiring.map(([, size]) => size),
     });
@@ -212,14 +222,18 @@ export function dropExpired(entry: AssetCopies, now: number): AssetCopies {
   for (const [location, copies] of entry.locations) {
     let expired = 0;
     let expiredBytes = 0;
+    let expiredUnsized = 0;
     while (expired < copies.expiries.length && (copies.expiries[expired] as number) <= now) {
-      expiredBytes += copies.expiringSizes[expired] as number;
+      const size = copies.expiringSizes[expired] as number;
+      if (Number.isNaN(size)) expiredUnsized += 1;
+      else expiredBytes += size;
       expired += 1;
     }
     if (expired === copies.count) continue; // nothing left in this location
     locations.set(location, {
       count: copies.count - expired,
       bytes: copies.bytes - expiredBytes,
+      unsized: copies.unsized - expiredUnsized,
       expiries: copies.expiries.slice(expired),
       expiringSizes: copies.expiringSizes.slice(expired),
     });

@@ -7,14 +7,16 @@
  * the schedule, `collection.defaultRpo`.
  *
  * From the schedule: the period of the most frequent scheduled operation
- * (HOURLY every N hours = N h, DAILY = N x 24 h, WEEKLY = N x 7 d, MONTHLY =
- * N x 31 d: the longest month, so that no month ever looks late) plus a grace
- * for the backup window: the schedule's `duration`, else `collection.rpoGrace`.
+ * (MINUTELY every N minutes = N min, HOURLY = N h, DAILY = N x 24 h, WEEKLY =
+ * N x 7 d, MONTHLY = N x 31 d, YEARLY = N x 366 d: the longest month and year,
+ * so that none ever looks late) plus a grace for the backup window: the
+ * schedule's `duration`, else `collection.rpoGrace`.
  *
- * A stage the exporter cannot read (no PROTECTION stage, no scheduled
- * operation, an unknown frequency, a missing or malformed field) gives the
- * default and a reason, which the protection-policies collector logs once per
- * policy and reason: an unreadable policy never fails a collector.
+ * An operation the exporter cannot read (an unknown frequency, a missing or
+ * malformed field) is left out and the others of the stage still count; a
+ * stage with no readable scheduled operation (or no PROTECTION stage) gives
+ * the default. Either way the protection-policies collector logs the reason
+ * once per policy and reason: an unreadable policy never fails a collector.
  */
 import type { ExporterConfig } from '../../config/load';
 import type { RpoGrace } from '../../config/schema';
@@ -22,11 +24,14 @@ import type { RpoGrace } from '../../config/schema';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
+/** The product's Schedule.frequency enum; months and years at their longest, so that none ever looks late. */
 const FREQUENCY_MS: Readonly<Record<string, number>> = {
+  MINUTELY: 60_000,
   HOURLY: HOUR_MS,
   DAILY: DAY_MS,
   WEEKLY: 7 * DAY_MS,
   MONTHLY: 31 * DAY_MS,
+  YEARLY: 366 * DAY_MS,
 };
 
 /**
@@ -40,7 +45,14 @@ export const MIN_SHARE_GRACE_MS = HOUR_MS;
 
 /** What the PROTECTION stage says about the policy's backups. */
 export type ProtectionSchedule =
-  | { readonly readable: true; readonly periodMs: number; /** the schedule's duration; null when it gives none */ readonly windowMs: number | null }
+  | {
+      readonly readable: true;
+      readonly periodMs: number;
+      /** the schedule's duration; null when it gives none */
+      readonly windowMs: number | null;
+      /** why an operation of the stage was left out, when one was */
+      readonly skipped?: string;
+    }
   | { readonly readable: false; /** why, for the log (no values of the policy beyond field names and frequencies) */ readonly reason: string };
 
 export type RpoSource = 'config' | 'schedule' | 'default';
@@ -75,31 +87,40 @@ function readSchedule(schedule: Record<string, unknown>): ProtectionSchedule {
   return { readable: true, periodMs: unit * interval, windowMs };
 }
 
+/** One operation's schedule; undefined for an operation run by hand (no schedule). */
+function readOperation(operation: unknown): ProtectionSchedule | undefined {
+  if (!isRecord(operation)) return { readable: false, reason: 'a PROTECTION operation that is not an object' };
+  if (operation.schedule == null) return undefined;
+  if (!isRecord(operation.schedule)) return { readable: false, reason: 'a schedule that is not an object' };
+  return readSchedule(operation.schedule);
+}
+
 /**
- * The policy's backup schedule from its `stages`: the most frequent scheduled
- * operation of its PROTECTION stage(s). Operations without a schedule (run by
- * hand) are skipped; one schedule that cannot be read makes the whole stage
- * unreadable, since it might be the most frequent one.
+ * The policy's backup schedule from its `stages`: the most frequent readable
+ * scheduled operation of its PROTECTION stage(s). Operations without a
+ * schedule (run by hand) are skipped; one that cannot be read is left out
+ * (and named in `skipped`) without making the others unreadable.
  */
 export function readProtectionSchedule(stages: unknown): ProtectionSchedule {
   if (!Array.isArray(stages)) return { readable: false, reason: 'no stages' };
-  let best: ProtectionSchedule | undefined;
+  let best: Extract<ProtectionSchedule, { readable: true }> | undefined;
+  let skipped: string | undefined;
   let protectionStages = 0;
   for (const stage of stages) {
     if (!isRecord(stage) || stage.type !== 'PROTECTION') continue;
     protectionStages += 1;
-    if (!Array.isArray(stage.operations)) return { readable: false, reason: 'a PROTECTION stage without operations' };
-    for (const operation of stage.operations) {
-      if (!isRecord(operation)) return { readable: false, reason: 'a PROTECTION operation that is not an object' };
-      if (operation.schedule == null) continue;
-      if (!isRecord(operation.schedule)) return { readable: false, reason: 'a schedule that is not an object' };
-      const schedule = readSchedule(operation.schedule);
-      if (!schedule.readable) return schedule;
-      if (!best?.readable || schedule.periodMs < best.periodMs) best = schedule;
+    if (!Array.isArray(stage.operations)) {
+      skipped ??= 'a PROTECTION stage without operations';
+      continue;
+    }
+    for (const schedule of stage.operations.map(readOperation)) {
+      if (schedule && !schedule.readable) skipped ??= schedule.reason;
+      else if (schedule && (!best || schedule.periodMs < best.periodMs)) best = schedule;
     }
   }
   if (protectionStages === 0) return { readable: false, reason: 'no PROTECTION stage' };
-  return best ?? { readable: false, reason: 'no scheduled PROTECTION operation' };
+  if (!best) return { readable: false, reason: skipped ?? 'no scheduled PROTECTION operation' };
+  return skipped === undefined ? best : { ...best, skipped };
 }
 
 /** The grace added to a period when the schedule gives no duration. */

@@ -69,10 +69,13 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
         schedules.set(policy.id, schedule);
         const rpo = policyRpo(policy, schedule, ctx.settings);
         samples.push({ name: 'dataprotect_policy_rpo_seconds', labels: { target, policy_id: policy.id, policy: policy.name, source: rpo.source }, value: rpo.ms / 1000 });
-        if (!schedule.readable) {
-          warned.set(policy.id, schedule.reason);
-          if (ctx.state?.warned.get(policy.id) !== schedule.reason) {
-            ctx.logger.warn({ policy_id: policy.id, policy: policy.name, reason: schedule.reason, rpo_source: rpo.source }, 'protection policy schedule not understood: its RPO is not derived from it');
+        const reason = schedule.readable ? schedule.skipped : schedule.reason;
+        if (reason !== undefined) {
+          warned.set(policy.id, reason);
+          if (ctx.state?.warned.get(policy.id) !== reason) {
+            const what = schedule.readable ? 'its RPO comes from its other operations' : 'its RPO is not derived from it';
+            const fields = { policy_id: policy.id, policy: policy.name, reason, rpo_source: rpo.source };
+            ctx.logger.warn(fields, `protection policy schedule not understood: ${what}`);
           }
         }
     }

@@ -1,4 +1,11 @@
 /**
+ * The label value of a record counted without the field that names its
+ * group (the models leave severity, status, location ... optional): the
+ * record still counts, so totals stay true, and no known group is made up.
+ */
+export const UNKNOWN_LABEL = 'unknown';
+
+/**
  * Counts by a composite label key, kept as the label values in insertion
  * order. Each value is prefixed with its length in the map key, so two
  * different label sets never share a count, whatever characters the API's

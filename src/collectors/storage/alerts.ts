@@ -1,6 +1,6 @@
 import type { StorageAlert } from '../../clients/storage/client';
 import { defineCollector, type Sample } from '../types';
-import { Tally } from '../shared/tally';
+import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
 /**
@@ -24,7 +24,7 @@ export const alertsCollector = defineCollector<'storage', PerSystemState>({
 
 export function alertCountSamples(target: string, systemId: string, alerts: readonly StorageAlert[]): Sample[] {
   const counts = new Tally<[string, string]>();
-  for (const alert of alerts) counts.add([alert.severity, alert.class ?? '']);
+  for (const alert of alerts) counts.add([alert.severity || UNKNOWN_LABEL, alert.class ?? '']);
   return counts.entries().map(({ key: [severity, alertClass], value }) => ({
     name: 'dataprotect_storage_alerts',
     labels: { target, system_id: systemId, severity, class: alertClass },

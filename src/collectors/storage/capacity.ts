@@ -33,20 +33,34 @@ export const capacityCollector = defineCollector<'storage', PerSystemState>({
       const samples: Sample[] = [];
       for (const tier of COLLECTED_TIERS) {
         const latest = await ctx.client.latestCapacity(system, tier, systemSignal);
-        if (latest && latest.physical_capacity.total > 0) samples.push(...capacitySamples({ target: ctx.target.name, system_id: system.id, tier }, latest));
+        if (latest && hasTier(latest)) samples.push(...capacitySamples({ target: ctx.target.name, system_id: system.id, tier }, latest));
       }
       return samples;
     });
   },
 });
 
+/**
+ * Whether the system has the tier: a physical capacity above 0, or, where
+ * the sample gives no physical_capacity (the model leaves it optional),
+ * logical data stored in it.
+ */
+function hasTier(sample: TierCapacity): boolean {
+  if (sample.physical_capacity) return sample.physical_capacity.total > 0;
+  return (sample.logical_capacity?.used ?? 0) > 0;
+}
+
+/** The tier's series; the physical ones only when the sample gives physical_capacity. */
 export function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] {
   const { physical_capacity: physical, logical_capacity: logical } = sample;
-  const samples: Sample[] = [
-    { name: 'dataprotect_storage_physical_capacity_bytes', labels, value: physical.total },
-    { name: 'dataprotect_storage_physical_used_bytes', labels, value: physical.used },
-    { name: 'dataprotect_storage_physical_available_bytes', labels, value: physical.available },
-  ];
+  const samples: Sample[] = [];
+  if (physical) {
+    samples.push(
+      { name: 'dataprotect_storage_physical_capacity_bytes', labels, value: physical.total },
+      { name: 'dataprotect_storage_physical_used_bytes', labels, value: physical.used },
+      { name: 'dataprotect_storage_physical_available_bytes', labels, value: physical.available },
+    );
+  }
   if (logical) samples.push({ name: 'dataprotect_storage_logical_used_bytes', labels, value: logical.used });
   const factor = compressionFactor(sample);
   if (factor !== undefined) samples.push({ name: 'dataprotect_storage_compression_factor', labels, value: factor });
@@ -58,7 +72,8 @@ export function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] 
  * used. Nothing stored means no factor (the appliance says 0 then), not 0.
  */
 function compressionFactor(sample: TierCapacity): number | undefined {
-  const physicalUsed = sample.physical_capacity.used;
+  const physicalUsed = sample.physical_capacity?.used;
+  if (physicalUsed === undefined) return sample.compression_factor || undefined;
   if (physicalUsed <= 0) return undefined;
   if (sample.compression_factor !== undefined) return sample.compression_factor;
   const logicalUsed = sample.logical_capacity?.used;

@@ -35,7 +35,7 @@ function truth(): Map<string, number> {
   for (const asset of sim.estate.management.assets().filter((a) => !a.deleted)) {
     for (const copy of sim.estate.management.copies(asset.id)) {
       if (Date.parse(copy.retentionTime) <= now) continue;
-      const key = `${asset.id}/${copy.location}`;
+      const key = `${asset.id}/${copy.location ?? 'unknown'}`;
       out.set(key, (out.get(key) ?? 0) + 1);
     }
   }

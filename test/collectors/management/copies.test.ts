@@ -12,7 +12,7 @@ import type { ExporterConfig } from '../../../src/config/load';
 import type { RunningSimulator } from '../../../simulator';
 import type { Asset } from '../../../simulator/management';
 import { samplesNamed } from '../../support/collect';
-import { managementHarness, perAssetCopyRequests, run, startManagementSimulator, type Harness } from './helpers';
+import { copyTruthByLocation, managementHarness, perAssetCopyRequests, run, startManagementSimulator, type Harness } from './helpers';
 
 const MIN = 60_000;
 
@@ -32,17 +32,12 @@ async function round(
 
 const live = (sim: RunningSimulator): Asset[] => sim.estate.management.assets().filter((a) => !a.deleted);
 
-/** the truth: asset/location -> [count, bytes] of the copies whose retention has not passed */
+/** the truth: asset/location -> [count, bytes] of the copies whose retention has not passed (bytes -1: a copy gives no size) */
 function truthCopies(sim: RunningSimulator): Map<string, [number, number]> {
   const now = sim.clock.now().getTime();
   const out = new Map<string, [number, number]>();
   for (const asset of live(sim)) {
-    for (const copy of sim.estate.management.copies(asset.id)) {
-      if (Date.parse(copy.retentionTime) <= now) continue;
-      const key = `${asset.id}/${copy.location}`;
-      const entry = out.get(key) ?? [0, 0];
-      out.set(key, [entry[0] + 1, entry[1] + copy.size]);
-    }
+    for (const [location, entry] of copyTruthByLocation(sim.estate.management.copies(asset.id), now)) out.set(`${asset.id}/${location}`, entry);
   }
   return out;
 }

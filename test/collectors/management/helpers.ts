@@ -56,3 +56,20 @@ export function perAssetCopyRequests(sim: RunningSimulator): number {
   return sim.stats.count('management', /^\/api\/v2\/assets\/[^/]+\/copies$/);
 }
 
+
+/**
+ * What the copies collector should show of one asset's copies, per location:
+ * the count and the total size of the live copies whose retention has not
+ * passed; a copy without location counts under "unknown", and a location
+ * with a copy without size has no size (-1 here).
+ */
+export function copyTruthByLocation(copies: ReadonlyArray<{ location?: string; size?: number; retentionTime: string }>, nowMs: number): Map<string, [number, number]> {
+  const out = new Map<string, [number, number]>();
+  for (const copy of copies) {
+    if (Date.parse(copy.retentionTime) <= nowMs) continue;
+    const location = copy.location ?? 'unknown';
+    const [count, bytes] = out.get(location) ?? [0, 0];
+    out.set(location, [count + 1, bytes < 0 || copy.size === undefined ? -1 : bytes + copy.size]);
+  }
+  return out;
+}

@@ -62,7 +62,7 @@ describe('policy RPO against the simulator', () => {
     const schedules = activePolicies().flatMap(protectionSchedules);
     const hourlyIntervals = new Set(schedules.filter((s) => s?.frequency === 'HOURLY').map((s) => s?.interval));
     expect(hourlyIntervals.size).toBeGreaterThanOrEqual(2);
-    for (const frequency of ['DAILY', 'WEEKLY', UNKNOWN_FREQUENCY]) expect({ frequency, shown: schedules.some((s) => s?.frequency === frequency) }).toEqual({ frequency, shown: true });
+    for (const frequency of ['MINUTELY', 'DAILY', 'WEEKLY', 'YEARLY', UNKNOWN_FREQUENCY]) expect({ frequency, shown: schedules.some((s) => s?.frequency === frequency) }).toEqual({ frequency, shown: true });
     expect(schedules).toContain(null);
   });
 
@@ -115,10 +115,15 @@ describe('policy RPO against the simulator', () => {
     const unreadable = activePolicies().filter((policy) => sim.estate.management.scheduleRpoMs(policy.id) === null);
     expect(unreadable.length).toBe(2);
 
+    // and one whose unknown operation sits beside a readable one: its RPO still comes from its schedule
+    const partly = activePolicies().filter((policy) => sim.estate.management.scheduleRpoMs(policy.id) !== null && protectionSchedules(policy).some((s) => s?.frequency === UNKNOWN_FREQUENCY));
+    expect(partly.length).toBe(1);
+
     const first = warningsLogger();
     const firstRun = await run(protectionPoliciesCollector, sim, h, { logger: first.logger });
-    expect(first.warnings.map((w) => w.policy_id).sort()).toEqual(unreadable.map((p) => p.id).sort());
-    expect(first.warnings.map((w) => String(w.reason)).sort()).toEqual(['no scheduled PROTECTION operation', `unknown schedule frequency "${UNKNOWN_FREQUENCY}"`]);
+    expect(first.warnings.map((w) => w.policy_id).sort()).toEqual([...unreadable, ...partly].map((p) => p.id).sort());
+    const unknown = `unknown schedule frequency "${UNKNOWN_FREQUENCY}"`;
+    expect(first.warnings.map((w) => String(w.reason)).sort()).toEqual(['no scheduled PROTECTION operation', unknown, unknown]);
 
     const again = warningsLogger();
     const secondRun = await run(protectionPoliciesCollector, sim, h, { logger: again.logger, state: firstRun.state as ProtectionPoliciesState });

@@ -1,0 +1,37 @@
+import type { Logger } from 'pino';
+import type { SkippedItem } from '../clients/run-requests';
+
+/** Items logged one by one per run at most: an upstream that breaks every item of a large listing must not flood the logs. */
+const MAX_LINES_PER_RUN = 20;
+
+/**
+ * The listing items one collector's runs skip. Each is logged (its endpoint,
+ * id and problem, never its content) in the run that first skips it for that
+ * problem: an item the previous run skipped for the same problem is not
+ * logged again, one whose problem changed or that comes back is. Every run's
+ * skips are counted by reason, for dataprotect_collector_skipped_items_total.
+ */
+export class SkippedItemLog {
+  private previous = new Set<string>();
+
+  /** Logs what is new in this run's skips; the skips counted by reason. */
+  report(logger: Logger, skipped: readonly SkippedItem[]): Map<string, number> {
+    const byReason = new Map<string, number>();
+    const current = new Set<string>();
+    let fresh = 0;
+    for (const item of skipped) {
+      byReason.set(item.reason, (byReason.get(item.reason) ?? 0) + 1);
+      const key = `${item.endpoint}\u0000${item.id ?? ''}\u0000${item.problem}`;
+      current.add(key);
+      if (this.previous.has(key) || ++fresh > MAX_LINES_PER_RUN) continue;
+      const { endpoint, id, problem, reason } = item;
+      logger.warn({ endpoint, id, problem, reason }, 'listing item skipped: it fails its checks');
+    }
+    if (fresh > MAX_LINES_PER_RUN) {
+      const more = fresh - MAX_LINES_PER_RUN;
+      logger.warn({ more }, 'more listing items skipped for new problems (counted in dataprotect_collector_skipped_items_total)');
+    }
+    this.previous = current;
+    return byReason;
+  }
+}

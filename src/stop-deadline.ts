@@ -1,0 +1,42 @@
+/**
+ * How long a stop (SIGTERM, SIGINT) may take: a third of Kubernetes' default
+ * grace period of 30 s, so a rollout never ends in a SIGKILL. Each step of
+ * the stop waits only for what is left of it; when time runs out the process
+ * exits anyway, with code 1 and a log line naming what was cut short.
+ */
+export const STOP_DEADLINE_MS = 10_000;
+
+/** Kept back from each step's own time limit, for the steps after it and the exit itself. */
+const RESERVE_MS = 500;
+
+export class StopDeadline {
+  private readonly endsAt: number;
+  /** the steps that did not finish in the time they were given */
+  readonly cutShort: string[] = [];
+
+  constructor(
+    readonly totalMs: number = STOP_DEADLINE_MS,
+    private readonly now: () => number = () => performance.now(),
+  ) {
+    this.endsAt = now() + totalMs;
+  }
+
+  /** The time a step may give itself: at most `capMs`, less a reserve for the steps after it and the exit. */
+  budgetMs(capMs = Infinity): number {
+    return Math.max(0, Math.min(capMs, this.endsAt - this.now() - RESERVE_MS));
+  }
+
+  /**
+   * Waits for `work` until the deadline; resolves true when it finished in
+   * time, false (and remembers `step`) when not. The work is not cancelled:
+   * the caller aborts what it can, and the exit ends the rest.
+   */
+  async bound(step: string, work: Promise<unknown>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, this.endsAt - this.now()))));
+    const finished = await Promise.race([work.then(() => true, () => true), timedOut]);
+    clearTimeout(timer);
+    if (!finished) this.cutShort.push(step);
+    return finished;
+  }
+}
