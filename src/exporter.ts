@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { ExporterConfig } from './config/load';
 import { ExporterRuntime } from './runtime';
+import type { RunResult } from './scheduler/job';
 import { SelfMetrics } from './exporters/self-metrics';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/app';
@@ -39,7 +40,9 @@ function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): 
 }
 
 /** Collection as the serving side drives it: in another thread (CollectionHost) or in this one (ExporterRuntime). */
-type Collection = Pick<ExporterRuntime, 'store' | 'settings' | 'currentConfig' | 'targetNames' | 'firstRoundComplete' | 'start' | 'runOnce' | 'applyConfig'> & {
+type Collection = Pick<ExporterRuntime, 'store' | 'settings' | 'currentConfig' | 'targetNames' | 'firstRoundComplete' | 'start'> & {
+  runOnce(): Promise<RunResult[]>;
+  applyConfig(next: ExporterConfig): Promise<ConfigChange>;
   /** within `budgetMs` when it runs in a thread of its own (the thread is then ended) */
   stop(budgetMs?: number): Promise<void>;
 };

@@ -119,8 +119,10 @@ export class CollectionHost {
       if (error instanceof CollectionStopped) return undefined;
       throw error;
     });
+    if (applied) return applied;
     const owned = ownedTargetNames(next);
-    return applied ?? { added: owned.filter((name) => !previous.includes(name)), removed: previous.filter((name) => !owned.includes(name)), restarted: [], rescheduled: [] };
+    const added = owned.filter((name) => !previous.includes(name));
+    return { added, removed: previous.filter((name) => !owned.includes(name)), restarted: [], rescheduled: [] };
   }
 
   /** Ends the collection thread at once, as a crash would (it is restarted): for tests of the restart. */

@@ -76,7 +76,8 @@ export class SelfMetrics implements RequestObserver {
   /** Text of the self-metric families, by family name; with `target`, only that target's API series (nothing exporter-wide). */
   async familiesText(target?: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.collectionRestarts, this.reloadSuccessful, this.reloadSuccessTime]) {
+    const exporterWide = [this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.collectionRestarts];
+    for (const metric of [this.apiRequests, this.apiDuration, ...exporterWide, this.reloadSuccessful, this.reloadSuccessTime]) {
       const data = await metric.get();
       if (target !== undefined && (EXPORTER_WIDE as readonly string[]).includes(data.name)) continue;
       let text = '';

@@ -208,7 +208,12 @@ export function logsUrlOf(tracesUrl: string | undefined): string | undefined {
 }
 
 /** The estate-event forwarder of the configuration, or none when both signals are off. */
-export function forwarderFor(config: ExporterConfig, logger: Logger, onDropped: (signal: OtlpSignal, count: number) => void, now: () => Date): EstateEventForwarder | undefined {
+export function forwarderFor(
+  config: ExporterConfig,
+  logger: Logger,
+  onDropped: (signal: OtlpSignal, count: number) => void,
+  now: () => Date,
+): EstateEventForwarder | undefined {
   if (!config.otlp.activities.enabled && !config.otlp.auditLogs.enabled) return undefined;
   const forwarder = new EstateEventForwarder({
     otlp: config.otlp,
@@ -219,7 +224,9 @@ export function forwarderFor(config: ExporterConfig, logger: Logger, onDropped: 
     logger: logger.child({ component: 'otlp' }),
     onDropped,
   });
-  logger.info({ activities: config.otlp.activities.enabled, auditLogs: config.otlp.auditLogs.enabled, endpoint: config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*' }, 'forwarding estate events over OTLP');
+  const endpoint = config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*';
+  const { activities, auditLogs } = config.otlp;
+  logger.info({ activities: activities.enabled, auditLogs: auditLogs.enabled, endpoint }, 'forwarding estate events over OTLP');
   return forwarder;
 }
 

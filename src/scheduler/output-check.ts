@@ -71,5 +71,6 @@ class OutputChecker {
  */
 export function validateOutput(target: string, samples: readonly Sample[], histograms: readonly HistogramSample[]): CheckedOutput {
   const checker = new OutputChecker(target);
-  return { samples: samples.map((sample) => checker.sample(sample)), histograms: histograms.map((histogram) => checker.histogram(histogram)) };
+  const checkedSamples = samples.map((sample) => checker.sample(sample));
+  return { samples: checkedSamples, histograms: histograms.map((histogram) => checker.histogram(histogram)) };
 }
