@@ -6,8 +6,8 @@ import { readTlsPair } from './config/tls-pair';
 import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
-import { Exporter, SPANS_STEP } from './exporter';
-import { StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
+import { Exporter } from './exporter';
+import { SPANS_STEP, StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
 import { VERSION } from './version';
 
 export { DEFAULT_CONFIG_PATH };

@@ -15,12 +15,10 @@ import { CollectionHost } from './collection/host';
 import { shardAssignment } from './scheduler/sharding';
 import type { ConfigChange } from './collection/protocol';
 import type { TracingPlan } from './tracing';
-import { StopDeadline } from './stop-deadline';
+import { SPANS_STEP, StopDeadline } from './stop-deadline';
 
 /** Longest wait for the last estate events and spans at stop: a dead OTLP endpoint must not hold the process. */
 const FLUSH_TIMEOUT_MS = 5_000;
-/** The step of a stop that flushes the spans, as `StopDeadline.cutShort` names it. */
-export const SPANS_STEP = 'exporting the last spans';
 
 /**
  * The settings read only at start that differ between the running and the
@@ -43,8 +41,8 @@ function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): 
 type Collection = Pick<ExporterRuntime, 'store' | 'settings' | 'currentConfig' | 'targetNames' | 'firstRoundComplete' | 'start'> & {
   runOnce(): Promise<RunResult[]>;
   applyConfig(next: ExporterConfig): Promise<ConfigChange>;
-  /** within `budgetMs` when it runs in a thread of its own (the thread is then ended) */
-  stop(budgetMs?: number): Promise<void>;
+  /** within `budgetMs` when it runs in a thread of its own (then ended); what that thread cut short (its spans) */
+  stop(budgetMs?: number): Promise<string[] | void>;
 };
 
 /**
@@ -193,10 +191,13 @@ export class Exporter {
    * both at once, within the deadline; what it cut short is in `deadline.cutShort`.
    */
   async stop(deadline = new StopDeadline(), flushTraces?: (timeoutMs: number) => Promise<boolean>): Promise<void> {
+    let collectionCutShort: string[] = [];
+    const collection = this.runtime.stop(deadline.budgetMs()).then((steps) => (collectionCutShort = steps ?? []));
     await Promise.all([
       this.server && deadline.bound('closing the HTTP connections', closeServer(this.server)),
-      deadline.bound('aborting the collections and logging out', this.runtime.stop(deadline.budgetMs())),
+      deadline.bound('aborting the collections and logging out', collection),
     ]);
+    deadline.cutShort.push(...collectionCutShort);
     const flushMs = deadline.budgetMs(FLUSH_TIMEOUT_MS);
     await Promise.all([
       this.events && deadline.bound('sending the last estate events', this.events.shutdown(flushMs)),

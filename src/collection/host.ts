@@ -133,19 +133,21 @@ export class CollectionHost {
   /**
    * Lets the collection thread abort its runs, log out and send what it
    * still queues (events, spans) within `budgetMs` (src/stop-deadline.ts
-   * gives it); then the thread is ended, whatever it was doing.
+   * gives it); then the thread is ended, whatever it was doing. Resolves
+   * with the steps the thread cut short (its spans not all sent).
    */
-  async stop(budgetMs = STOP_DEADLINE_MS): Promise<void> {
+  async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const worker = this.worker;
-    if (!worker || !this.link) return;
+    if (!worker || !this.link) return [];
     let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<void>((resolve) => (timer = setTimeout(resolve, budgetMs)));
+    const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), budgetMs)));
     const flushMs = Math.min(FLUSH_MS, budgetMs / 2);
-    await Promise.race([this.link.call({ type: 'stop', flushMs }).catch(() => undefined), deadline]);
+    const cutShort = await Promise.race([this.link.call<string[]>({ type: 'stop', flushMs }).catch(() => undefined), deadline]);
     clearTimeout(timer);
     await worker.terminate();
+    return cutShort ?? [];
   }
 
   private connected(): HostLink {

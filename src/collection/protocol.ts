@@ -65,4 +65,5 @@ export type FromWorker =
   | { type: 'requests'; events: RequestEvent[] }
   | { type: 'otlpDropped'; signal: 'traces' | 'logs'; count: number }
   | { type: 'firstRound'; complete: boolean }
-  | { type: 'reply'; id: number; value?: RunResult[] | ConfigChange; error?: string };
+  /** a stop's value: the steps it cut short (its spans not all sent) */
+  | { type: 'reply'; id: number; value?: RunResult[] | ConfigChange | string[]; error?: string };

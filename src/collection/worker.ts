@@ -13,6 +13,7 @@ import { createLogger } from '../util/logger';
 import { ExporterRuntime } from '../runtime';
 import { forwarderFor } from '../otlp/forwarder';
 import { startTracing, type Tracing } from '../tracing';
+import { SPANS_STEP } from '../stop-deadline';
 import { WorkerLink } from './link';
 import { fromWire, type RequestEvent, type ToWorker, type WorkerStart } from './protocol';
 
@@ -98,8 +99,8 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
     link.answer(message.id, async () => {
       await runtime.stop();
       requests.flush();
-      await Promise.all([events?.shutdown(message.flushMs), tracing?.shutdown(message.flushMs)]);
-      return undefined;
+      const [, spansSent] = await Promise.all([events?.shutdown(message.flushMs), tracing?.shutdown(message.flushMs)]);
+      return spansSent === false ? [SPANS_STEP] : [];
     });
   });
 }
