@@ -98,7 +98,7 @@ interface Options {
 const USAGE = `usage: npm run bench -- [options]   (what each phase measures: docs/performance.md)
   --estates 1k,10k,25k,50k          estates by asset count (default 1k,10k)
   --rounds N                        collection rounds of exporter B, at least 2 (default 3)
-  --ha-seconds N, --ha-interval N   HA scrape phase length and interval, in seconds (default 90, 15)
+  --ha-seconds N, --ha-interval N   HA scrape phase length and interval, in seconds (default 100, 1)
   --stress-seconds N                back-to-back scrape phase, in seconds (default 10)
   --no-overhead, --no-cardinality   skip the overhead or the perAssetSeries phase
   --hostile                         add the hostile look-alike phase
