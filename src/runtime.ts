@@ -1,11 +1,12 @@
 import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from './config/load';
+import { fingerprintOf, sourceFingerprintOf } from './config/fingerprint';
 import { createClient } from './clients';
 import type { RequestObserver } from './clients/http';
 import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
 import { SnapshotStore, type StoreListener } from './snapshot/store';
-import { CollectorJob, type JobSettings, type RunResult, type TargetRuntime } from './scheduler/job';
+import { CollectorJob, type JobCheckpoint, type JobSettings, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
@@ -15,22 +16,14 @@ import type { ConfigChange } from './collection/protocol';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
+/** Job checkpoints by target, then collector. */
+export type Checkpoints = Map<string, Map<string, JobCheckpoint>>;
+
 interface ActiveTarget {
   runtime: TargetRuntime;
   jobs: CollectorJob[];
   /** configuration text the target was started with, to detect changes on reload */
   fingerprint: string;
-}
-
-/** A target's configuration as comparable text (the password included, so a rotated secret restarts the target). */
-function fingerprintOf(target: TargetConfig): string {
-  return JSON.stringify({ ...target, password: target.password.reveal() });
-}
-
-/** The part of a target's configuration its client and its collectors' data depend on: all but the per-collector settings. */
-function sourceFingerprintOf(target: TargetConfig): string {
-  const { collectors: _collectors, ...source } = target;
-  return fingerprintOf(source as TargetConfig);
 }
 
 /**
@@ -62,6 +55,10 @@ export class ExporterRuntime {
       storeListener?: StoreListener;
       /** told whenever a target's first round has ended (see firstRoundComplete) */
       onFirstRound?: () => void;
+      /** by target and collector: where the first jobs of this runtime resume counting */
+      resumeFrom?: Checkpoints;
+      /** told of each checkpoint of a job (see JobCheckpoint) */
+      onCheckpoint?: (target: string, collector: string, checkpoint: JobCheckpoint) => void;
     },
   ) {
     this.store = new SnapshotStore(deps.storeListener);
@@ -118,7 +115,14 @@ export class ExporterRuntime {
   }
 
   private newJob(runtime: TargetRuntime, definition: CollectorJob['definition'], settings: JobSettings): CollectorJob {
+    const target = runtime.config.name;
+    // A checkpoint is taken once: a job the runtime makes later (a target restarted by a reload) starts afresh.
+    const resumeFrom = this.deps.resumeFrom?.get(target)?.get(definition.name);
+    this.deps.resumeFrom?.get(target)?.delete(definition.name);
+    const onCheckpoint = this.deps.onCheckpoint;
     return new CollectorJob(runtime, definition, settings, {
+      ...(resumeFrom ? { resumeFrom } : {}),
+      ...(onCheckpoint ? { onCheckpoint: (checkpoint: JobCheckpoint) => onCheckpoint(target, definition.name, checkpoint) } : {}),
       store: this.store,
       logger: this.deps.logger,
       settings: () => this.config.collection,

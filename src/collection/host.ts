@@ -12,10 +12,11 @@ import type { ExporterConfig } from '../config/load';
 import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
 import { ownedTargets } from '../scheduler/sharding';
+import { sourceFingerprintOf } from '../config/fingerprint';
 import type { TracingPlan } from '../tracing';
 import { STOP_DEADLINE_MS } from '../stop-deadline';
 import { CollectionStopped, HostLink } from './link';
-import { toWire, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
+import { toWire, type CheckpointBytes, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
 
 const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(config).map((target) => target.name);
 
@@ -64,7 +65,15 @@ export class CollectionHost {
   private scheduling = false;
   private stopping = false;
   private backoffMs = FIRST_BACKOFF_MS;
+  /** how far advanceClock moved the collection clock: a restarted thread keeps it */
+  private clockOffsetMs = 0;
   private restartTimer: NodeJS.Timeout | undefined;
+  /**
+   * The last checkpoint of each job that counts the estate's events, by
+   * target and collector, with the target's source as it was then: the next
+   * thread resumes from those of targets whose source is still the same.
+   */
+  private readonly checkpoints = new Map<string, { source: string; byCollector: Map<string, CheckpointBytes> }>();
   /** the error the thread reported before it exited */
   private lastError: Error | undefined;
 
@@ -100,6 +109,7 @@ export class CollectionHost {
 
   /** Moves the collection clock ahead of real time (the bench keeps it on its simulator's). */
   advanceClock(ms: number): void {
+    this.clockOffsetMs += ms;
     this.link?.send({ type: 'advanceClock', ms });
   }
 
@@ -161,6 +171,8 @@ export class CollectionHost {
       logLevel: this.deps.logger.level,
       ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}),
       ...(this.deps.preload ? { preload: this.deps.preload } : {}),
+      checkpoints: this.currentCheckpoints(),
+      clockOffsetMs: this.clockOffsetMs,
     };
     const worker = new Worker(BOOTSTRAP, {
       eval: true,
@@ -189,12 +201,32 @@ export class CollectionHost {
     else if (message.type === 'requests') this.deps.onRequests(message.events);
     else if (message.type === 'otlpDropped') this.deps.onOtlpDropped(message.signal, message.count);
     else if (message.type === 'reply') link.replied(message);
+    else if (message.type === 'checkpoint') this.keepCheckpoint(message);
     else {
       this.firstRoundDone = message.complete;
       // A thread that finished its first round works: its next death starts the back-off afresh.
       if (message.complete) this.backoffMs = FIRST_BACKOFF_MS;
       this.deps.onFirstRound();
     }
+  }
+
+  private keepCheckpoint({ target, collector, bytes }: CheckpointBytes): void {
+    const source = this.sourceOf(target);
+    if (source === undefined) return;
+    const kept = this.checkpoints.get(target);
+    const byCollector = kept?.source === source ? kept.byCollector : new Map<string, CheckpointBytes>();
+    this.checkpoints.set(target, { source, byCollector: byCollector.set(collector, { target, collector, bytes }) });
+  }
+
+  private sourceOf(name: string): string | undefined {
+    const target = this.config.targets.find((candidate) => candidate.name === name);
+    return target && sourceFingerprintOf(target);
+  }
+
+  /** The checkpoints the next thread resumes from; those of targets gone or changed are dropped. */
+  private currentCheckpoints(): CheckpointBytes[] {
+    for (const [target, kept] of this.checkpoints) if (this.sourceOf(target) !== kept.source) this.checkpoints.delete(target);
+    return [...this.checkpoints.values()].flatMap((kept) => [...kept.byCollector.values()]);
   }
 
   private exited(worker: Worker, code: number): void {

@@ -30,6 +30,21 @@ export interface WorkerStart {
   /** modules loaded before the collection thread starts (the bench's instrumentation) */
   preload?: string[];
   tracing?: TracingPlan;
+  /** how far the collection clock runs ahead of real time (advanceClock) */
+  clockOffsetMs?: number;
+  /** the last checkpoints of the thread before this one (see CheckpointBytes) */
+  checkpoints?: CheckpointBytes[];
+}
+
+/**
+ * A job's checkpoint (src/scheduler/job.ts JobCheckpoint) as v8.serialize
+ * bytes: the serving thread keeps them for the next collection thread
+ * without ever reading them.
+ */
+export interface CheckpointBytes {
+  target: string;
+  collector: string;
+  bytes: Uint8Array;
 }
 
 /** What a target's runtime reports of one HTTP attempt (src/clients/http.ts's RequestObserver). */
@@ -62,6 +77,7 @@ export type ToWorker =
 export type FromWorker =
   | { type: 'record'; record: CollectorRecord }
   | { type: 'removed'; target: string; collector: string }
+  | ({ type: 'checkpoint' } & CheckpointBytes)
   | { type: 'requests'; events: RequestEvent[] }
   | { type: 'otlpDropped'; signal: 'traces' | 'logs'; count: number }
   | { type: 'firstRound'; complete: boolean }

@@ -7,15 +7,16 @@
  * thread, which the serving thread restarts, never the scrapes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { deserialize, serialize } from 'node:v8';
 import type { RequestObserver } from '../clients/http';
 import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
-import { ExporterRuntime } from '../runtime';
+import { ExporterRuntime, type Checkpoints } from '../runtime';
 import { forwarderFor } from '../otlp/forwarder';
 import { startTracing, type Tracing } from '../tracing';
 import { SPANS_STEP } from '../stop-deadline';
 import { WorkerLink } from './link';
-import { fromWire, type RequestEvent, type ToWorker, type WorkerStart } from './protocol';
+import { fromWire, type CheckpointBytes, type RequestEvent, type ToWorker, type WorkerStart } from './protocol';
 
 /** Request events are sent in batches: a round sends thousands of requests, a message each would cost more than they say. */
 const REQUEST_BATCH_MS = 100;
@@ -49,6 +50,15 @@ function tryStartTracing(start: WorkerStart): Tracing | undefined {
   }
 }
 
+function checkpointsOf(saved: readonly CheckpointBytes[]): Checkpoints {
+  const checkpoints: Checkpoints = new Map();
+  for (const { target, collector, bytes } of saved) {
+    const byCollector = checkpoints.get(target) ?? new Map();
+    checkpoints.set(target, byCollector.set(collector, deserialize(bytes)));
+  }
+  return checkpoints;
+}
+
 function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
   const tracing = tryStartTracing(start);
   const link = new WorkerLink(port);
@@ -58,7 +68,7 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   tracing?.reportTo((fields, message) => logger.warn(fields, message));
   const requests = new RequestBatch(link);
-  let clockOffsetMs = 0;
+  let clockOffsetMs = start.clockOffsetMs ?? 0;
   const now = (): Date => new Date(Date.now() + clockOffsetMs);
   const events = forwarderFor(config, logger, (signal, count) => link.send({ type: 'otlpDropped', signal, count }), now);
   const runtime: ExporterRuntime = new ExporterRuntime(config, {
@@ -75,6 +85,13 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
       removed: (target, collector) => link.send({ type: 'removed', target, collector }),
     },
     onFirstRound: () => link.send({ type: 'firstRound', complete: runtime.firstRoundComplete() }),
+    // Counters go on where the thread before this one left them, their events each counted once.
+    resumeFrom: checkpointsOf(start.checkpoints ?? []),
+    onCheckpoint: (target, collector, checkpoint) => {
+      // A copy of its own, so that transferring it moves no other buffer with it.
+      const bytes = new Uint8Array(serialize(checkpoint));
+      link.send({ type: 'checkpoint', target, collector, bytes }, [bytes.buffer as ArrayBuffer]);
+    },
   });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'schedule') return runtime.start();

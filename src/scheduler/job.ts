@@ -7,6 +7,7 @@ import { countingRequests, type RunCount } from '../clients/run-requests';
 import type { AnyCollector, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
+import { metricFamily } from '../metrics/catalog';
 import { validateOutput } from './output-check';
 import { prepareResult } from '../exporters/prepared';
 import { SkippedItemLog } from './skipped-items';
@@ -69,8 +70,15 @@ export class CollectorJob {
       now?: () => Date;
       /** receives the estate's events of a successful run (OTLP forwarding); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
+      /** where a collector that counts the estate's events resumes (a checkpoint of a thread that died) */
+      resumeFrom?: JobCheckpoint;
+      /** receives the checkpoint of each successful run of a collector that counts the estate's events */
+      onCheckpoint?: (checkpoint: JobCheckpoint) => void;
     },
-  ) {}
+  ) {
+    this.state = deps.resumeFrom?.state;
+    this.collectingSince = deps.resumeFrom?.collectingSince;
+  }
 
   get name(): string {
     return this.definition.name;
@@ -189,6 +197,7 @@ export class CollectorJob {
         const ready = prepareResult(checked);
         if (this.stopped) return this.discarded(span, logger);
         this.state = result.state;
+        if (countsEvents(this.definition)) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
         for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
         if (result.events && this.deps.onEvents) this.forward(logger, result.events);
         const durationSeconds = (performance.now() - started) / 1000;
@@ -226,6 +235,20 @@ export class CollectorJob {
       }
     });
   }
+}
+
+/**
+ * What a collector's counters continue from: its state and when it started
+ * counting. Only a collector with a counter among its metrics needs one (the
+ * state of the others is a cache its next run rebuilds).
+ */
+export interface JobCheckpoint {
+  state: unknown;
+  collectingSince: Date;
+}
+
+function countsEvents(definition: AnyCollector): boolean {
+  return definition.metrics.some((name) => metricFamily(name).type === 'counter');
 }
 
 /** Runs `fn` outside any active span (cron callbacks should not inherit a caller's trace). */

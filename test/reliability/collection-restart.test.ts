@@ -12,7 +12,9 @@ import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
 import type { CollectionHost } from '../../src/collection/host';
 import { startSimulator, type RunningSimulator } from '../../simulator';
+import { collectorsFor } from '../../src/collectors/registry';
 import { silentLogger } from '../support/collect';
+import { truthBetween, valuesOf } from './soak-driver';
 
 const SIZE = { assets: 40, copiesPerAsset: 2, activitiesPerDay: 500, auditEntries: 100, replicatedVms: 0, storageSystems: 1 };
 const ASSET_LISTING = /^\/api\/v2\/assets$/;
@@ -95,6 +97,52 @@ describe('the collection thread dies, scrapes go on', () => {
     expect(restarts(after.text, 'exit')).toBe(2);
     expect(after.text).toContain('dataprotect_asset_info{');
     expect(after.text).toContain('dataprotect_exporter_first_round_complete 1');
+  });
+
+  it('the counters go on across a restart: each activity and audit entry that appears while the thread is down counted once', async () => {
+    await sim.close();
+    sim = await startSimulator({ seed: 24, size: { ...SIZE, activitiesPerDay: 4_000, auditEntriesPerDay: 4_000 }, startTime: new Date() });
+    const counting = new Set(['activities', 'audit-logs']);
+    const others = collectorsFor('management').filter((definition) => !counting.has(definition.name));
+    const config = configFor(sim);
+    const target = config.targets[0] as ExporterConfig['targets'][number];
+    target.collectors = Object.fromEntries(others.map((definition) => [definition.name, { enabled: false }]));
+    exporter = new Exporter(config, silentLogger, { processMetrics: false });
+    await exporter.start();
+    const host = exporter.runtime as CollectionHost;
+    await until(() => host.firstRoundComplete());
+    const counted = async (): Promise<number> => {
+      const text = (await get(agent, `${exporter?.address()}/metrics`)).text;
+      const values = [...valuesOf(text, 'dataprotect_activities_completed_total', ['class_type', 'category', 'result']).values()];
+      const audit = [...valuesOf(text, 'dataprotect_audit_events_total', ['audit_type']).values()];
+      return [...values, ...audit].reduce((a, b) => a + b, 0);
+    };
+    /** moves both clocks; then rounds until both counting collectors have succeeded on it */
+    const later = async (): Promise<void> => {
+      sim.clock.advance(8 * 60_000);
+      host.advanceClock(8 * 60_000);
+      for (;;) {
+        const results = await host.runOnce().catch(() => []);
+        if (results.length === 2 && results.every((result) => result === 'success')) return;
+      }
+    };
+    await later();
+    const before = await counted();
+    expect(before).toBeGreaterThan(5);
+
+    await host.interrupt();
+    const from = sim.clock.now().getTime();
+    // Activities complete while no thread collects; the restarted thread keeps the moved clock.
+    sim.clock.advance(8 * 60_000);
+    host.advanceClock(8 * 60_000);
+    await until(async () => restarts((await get(agent, `${exporter?.address()}/metrics`)).text, 'exit') === 1);
+    await until(() => host.firstRoundComplete());
+    await later();
+    const truth = truthBetween(sim, from, sim.clock.now().getTime());
+    const appeared = [...Object.values(truth.completed), ...Object.values(truth.audit)].reduce((a, b) => a + b, 0);
+    expect(appeared).toBeGreaterThan(5);
+    const after = await counted();
+    expect(after).toBe(before + appeared);
   });
 
   it('out of memory: only the collection thread ends, it is restarted, and a larger ceiling lets it collect', async () => {
