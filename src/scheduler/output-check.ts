@@ -1,19 +1,11 @@
 import { forEachInTurns } from '../util/turns';
+import { compositeKey } from '../util/composite-key';
 import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
 
-/**
- * A series' identity within one output: its family name and label values,
- * each value prefixed with its length, so that no two different series join
- * into the same key whatever characters their values hold.
- */
+/** A series' identity within one output: its family name and label values. */
 function seriesKey(family: MetricFamily, labels: Labels): string {
-  let key = family.name;
-  for (const label of family.labels) {
-    const value = labels[label] as string;
-    key += `\u0000${value.length}:${value}`;
-  }
-  return key;
+  return compositeKey([family.name, ...family.labels.map((label) => labels[label] as string)]);
 }
 
 /** The labels in catalog order: the same object when they already are (collectors usually build them so), else a copy. */

@@ -1,5 +1,6 @@
 import type { TargetKind } from '../config/load';
 import type { HistogramSample, Sample } from '../collectors/types';
+import { compositeKey } from '../util/composite-key';
 
 /** What a scrape needs to know about one collector of one target: its last good data and how its runs went. */
 export interface CollectorRecord {
@@ -30,7 +31,7 @@ export type RunReport =
   | { ok: true; durationSeconds: number; endedAt: number; samples: readonly Sample[]; histograms: readonly HistogramSample[] }
   | { ok: false; durationSeconds: number; endedAt: number; error: string; unreachable: boolean };
 
-const keyOf = (target: string, collector: string): string => `${target}\u0000${collector}`;
+const keyOf = (target: string, collector: string): string => compositeKey([target, collector]);
 
 /**
  * The latest result of every collector. Each update replaces one immutable

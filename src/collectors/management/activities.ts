@@ -6,6 +6,7 @@ import { EventLedger, type LedgerState } from './ledger';
 import { Tally } from '../shared/tally';
 import { forEachInTurns } from '../../util/turns';
 import { chunks } from '../shared/chunks';
+import { compositeKey, keyParts } from '../../util/composite-key';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
 const FOLLOW_BATCH = 100;
@@ -21,7 +22,7 @@ export interface ActivitiesState {
   ledger: LedgerState;
   /** activities now queued or running, followed until they complete */
   active: Map<string, Readonly<{ classType: string; category: string; state: string }>>;
-  /** running totals, by "classType\0category\0result" (bytes and durations by "classType\0category") */
+  /** running totals, by compositeKey([classType, category, result]) (bytes and durations without result) */
   completed: Map<string, number>;
   transferred: Map<string, number>;
   durations: Map<string, Histogram>;
@@ -32,8 +33,6 @@ export interface ActivitiesState {
   activeKeys: Set<string>;
 }
 
-const key = (...parts: string[]): string => parts.join('\u0000');
-const unkey = <T extends string[]>(k: string): T => k.split('\u0000') as T;
 
 /**
  * Jobs of the management service (only the levels in
@@ -89,7 +88,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       const classType = activity.classType ?? '';
       if (ACTIVE_STATES.has(activity.state)) {
         state.active.set(activity.id, { classType, category: activity.category, state: activity.state });
-        state.activeKeys.add(key(classType, activity.category, activity.state));
+        state.activeKeys.add(compositeKey([classType, activity.category, activity.state]));
         return;
       }
       // An activity seen running since the exporter started has never been counted,
@@ -102,8 +101,8 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       const end = completionTime(activity);
       if (ledger.has(activity.id)) return;
       const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
-      const resultKey = key(classType, activity.category, result);
-      const categoryKey = key(classType, activity.category);
+      const resultKey = compositeKey([classType, activity.category, result]);
+      const categoryKey = compositeKey([classType, activity.category]);
       if (ledger.first || counted) {
         admitted.push(activity);
         if (end >= windowStart) state.window.push({ end, classType, category: activity.category, result });
@@ -233,29 +232,29 @@ function observe(histogram: Histogram, seconds: number): void {
 async function render(target: string, state: ActivitiesState): Promise<{ samples: Sample[]; histograms: HistogramSample[] }> {
   const samples: Sample[] = [];
   for (const [k, value] of state.completed) {
-    const [classType, category, result] = unkey<[string, string, string]>(k);
+    const [classType, category, result] = keyParts<[string, string, string]>(k);
     samples.push({ name: 'dataprotect_activities_completed_total', labels: { target, class_type: classType, category, result }, value });
   }
   const inWindow = new Tally<[string, string, string]>();
-  for (const k of state.windowKeys) inWindow.touch(unkey(k));
+  for (const k of state.windowKeys) inWindow.touch(keyParts(k));
   // a day of completions: 500,000 on a 50,000-asset estate
   await forEachInTurns(state.window, (entry) => inWindow.add([entry.classType, entry.category, entry.result]));
   for (const { key: [classType, category, result], value } of inWindow.entries()) {
     samples.push({ name: 'dataprotect_activities_window', labels: { target, class_type: classType, category, result }, value });
   }
   const running = new Tally<[string, string, string]>();
-  for (const k of state.activeKeys) running.touch(unkey(k));
+  for (const k of state.activeKeys) running.touch(keyParts(k));
   for (const activity of state.active.values()) running.add([activity.classType, activity.category, activity.state]);
   for (const { key: [classType, category, activityState], value } of running.entries()) {
     samples.push({ name: 'dataprotect_activities', labels: { target, class_type: classType, category, state: activityState }, value });
   }
   for (const [k, bytes] of state.transferred) {
-    const [classType, category] = unkey<[string, string]>(k);
+    const [classType, category] = keyParts<[string, string]>(k);
     samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels: { target, class_type: classType, category }, value: bytes });
   }
   const histograms: HistogramSample[] = [];
   for (const [k, histogram] of state.durations) {
-    const [classType, category] = unkey<[string, string]>(k);
+    const [classType, category] = keyParts<[string, string]>(k);
     histograms.push({
       name: 'dataprotect_activity_duration_seconds',
       labels: { target, class_type: classType, category },
