@@ -104,7 +104,8 @@ export class ReportingSpanExporter implements SpanExporter {
 
 /** Before the CLI's logger exists (or after it is gone): a JSON warn line on stderr like every other log line. */
 export function stderrWarn(fields: Record<string, unknown>, message: string): void {
-  process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), service: DEFAULT_SERVICE_NAME, ...fields, msg: message })}\n`);
+  const line = { level: 'warn', time: new Date().toISOString(), service: DEFAULT_SERVICE_NAME, ...fields, msg: message };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
 }
 
 export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
@@ -185,7 +186,8 @@ export function startTracing(plan: TracingPlan): Tracing {
   // Loaded here, not at the top: when tracing is off the SDK costs nothing.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const exporter = new ReportingSpanExporter(new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}));
   const sdk: NodeSDK = new Sdk({

@@ -80,7 +80,10 @@ function resolveTarget(target: ParsedTarget, index: number, known: KnownCollecto
   };
 }
 
-/** Target names label every series, so two targets may not share one (checked on the raw list: reported even when other fields are wrong). */
+/**
+ * Target names label every series, so two targets may not share one (checked
+ * on the raw list: reported even when other fields are wrong).
+ */
 function duplicateNames(raw: unknown): string[] {
   const targets = (raw as { targets?: unknown } | undefined)?.targets;
   if (!Array.isArray(targets)) return [];

@@ -87,13 +87,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     };
     const items = await readActivities(ctx.client, ctx.settings.activityClassTypes, run, signal);
     const { state, ledger } = run;
-    if (ledger.ahead > 0) {
-      ctx.logger.warn(
-        { count: ledger.ahead },
-        "activities updated later than the exporter's clock plus the overlap: the service's clock or data is off; "
-          + 'the watermark does not follow them',
-      );
-    }
+    ledger.warnIfAhead(ctx.logger, 'activities updated');
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
     return { ...(await render(ctx.target.name, state)), state, items, events: { activities: run.admitted, history: ledger.first } };

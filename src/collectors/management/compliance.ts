@@ -74,5 +74,6 @@ function statusesOf(detail: ComplianceDetail, index: number): string[] {
     return [objectives.status];
   }
   if (detail.status) return [detail.status];
-  throw new ApiError('protocol', ENDPOINTS.complianceDetails, `item ${index} (asset ${String(detail.assetId).slice(0, 64)}): no verifiedObjectives.status or status`);
+  const problem = `item ${index} (asset ${String(detail.assetId).slice(0, 64)}): no verifiedObjectives.status or status`;
+  throw new ApiError('protocol', ENDPOINTS.complianceDetails, problem);
 }

@@ -33,9 +33,13 @@ const lastLogged = new Map<string, number>();
  * Turns a 403 into a PermissionDenied naming the role needed, logged at most
  * hourly; any other error is returned as it is.
  */
-export function explainForbidden(error: unknown, where: { target: string; collector: string; role: string; logger: Logger; nowMs: number }): unknown {
+export function explainForbidden(
+  error: unknown,
+  where: { target: string; collector: string; role: string; logger: Logger; nowMs: number },
+): unknown {
   if (!(isApiError(error) && error.kind === 'status' && error.status === 403)) return error;
-  const message = `the account has no access to ${error.endpoint} (HTTP 403): the ${where.collector} collector needs the ${where.role} role`;
+  const message =
+    `the account has no access to ${error.endpoint} (HTTP 403): the ${where.collector} collector needs the ${where.role} role`;
   const key = compositeKey([where.target, where.collector]);
   const last = lastLogged.get(key);
   if (last === undefined || where.nowMs - last >= REPEAT_AFTER_MS || where.nowMs < last) {
