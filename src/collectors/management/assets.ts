@@ -9,7 +9,6 @@ import { chunks } from '../shared/chunks';
 import { currentPolicySchedules, type PolicySchedules } from './policy-schedules';
 import { forEachConcurrent } from '../shared/concurrency';
 import { perAssetSeriesFor } from './per-asset-series';
-import { forEachInTurns } from '../../util/turns';
 
 /** How long this collector trusts its own latest-copies answer before asking again. */
 const OWN_LATEST_MAX_AGE_MS = 30 * 60_000;
@@ -66,7 +65,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
     }
     const rpoSecondsOf = rpoByPolicy(await currentPolicySchedules(ctx, signal), ctx.settings);
     return {
-      samples: await assetSamples(ctx.target.name, assets, ctx.settings, rpoSecondsOf),
+      samples: assetSamples(ctx.target.name, assets, ctx.settings, rpoSecondsOf),
       state: { ownLatest },
       publish: [[ASSET_LIST, { readAt: now, assets }]],
       items: assets.size,
@@ -119,20 +118,20 @@ function rpoByPolicy(schedules: PolicySchedules, settings: ExporterConfig['colle
   };
 }
 
-async function assetSamples(
+function assetSamples(
   target: string,
   assets: ReadonlyMap<string, AssetRecord>,
   settings: ExporterConfig['collection'],
   rpoSecondsOf: (asset: AssetRecord) => number,
-): Promise<Sample[]> {
+): Sample[] {
   const samples: Sample[] = [];
   const counts = new Tally<[string, string]>();
   const withoutCopy = new Tally<[string, string]>();
-  await forEachInTurns([...assets.values()], (asset) => {
+  for (const asset of assets.values()) {
     const group: [string, string] = [asset.type, asset.protectionStatus];
     counts.add(group);
     withoutCopy.add(group, asset.newestCopyTime === null ? 1 : 0);
-    if (!perAssetSeriesFor(settings, asset)) return;
+    if (!perAssetSeriesFor(settings, asset)) continue;
     const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
     samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
     if (asset.newestCopyTime !== null) {
@@ -140,7 +139,7 @@ async function assetSamples(
     }
     if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
     if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
-  });
+  }
   for (const { key, value } of counts.entries()) {
     samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
   }

@@ -8,7 +8,6 @@ import { COPY_FINGERPRINTS } from './copy-signals';
 import { currentAssets, type AssetRecord } from './asset-list';
 import { forEachConcurrent } from '../shared/concurrency';
 import { perAssetSeriesFor } from './per-asset-series';
-import { forEachInTurns } from '../../util/turns';
 import { UNKNOWN_LABEL } from '../shared/tally';
 import { fnv1a } from '../../util/fnv1a';
 
@@ -81,7 +80,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
     const assets = [...(await currentAssets(ctx, signal)).assets.values()];
-    const { next, toRead } = await keepUnchanged(ctx, assets, now);
+    const { next, toRead } = keepUnchanged(ctx, assets, now);
     const deferred = await readCopies(ctx, signal, toRead, next, now);
     // Not read for lack of time: what was known of them stays (less what
     // expired) and still differs from the asset list, is due, or is absent,
@@ -94,7 +93,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
       const counts = { read: toRead.length - deferred.length, deferred: deferred.length };
       ctx.logger.info(counts, 'time limit near: the copies of the other assets are read in the next runs');
     }
-    const samples = await copySamples(ctx.target.name, assets, next);
+    const samples = copySamples(ctx.target.name, assets, next);
     return { samples, state: { assets: next }, items: toRead.length - deferred.length };
   },
 });
@@ -102,13 +101,17 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
 type CopiesContext = CollectorContext<'management', CopiesState>;
 
 /** The known copies of the assets that need no read (less what expired), and the assets to read. */
-async function keepUnchanged(ctx: CopiesContext, assets: readonly AssetRecord[], now: number) {
+function keepUnchanged(
+  ctx: CopiesContext,
+  assets: readonly AssetRecord[],
+  now: number,
+): { next: Map<string, AssetCopies>; toRead: AssetRecord[] } {
   const published = ctx.shared.get(COPY_FINGERPRINTS);
   const next = new Map<string, AssetCopies>();
   const toRead: AssetRecord[] = [];
-  await forEachInTurns(assets, (asset) => {
+  for (const asset of assets) {
     // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
-    if (!perAssetSeriesFor(ctx.settings, asset)) return;
+    if (!perAssetSeriesFor(ctx.settings, asset)) continue;
     const known = ctx.state?.assets.get(asset.id);
     const fingerprint = published?.byAsset.get(asset.id) ?? null;
     // A fingerprint that was not known at the read can be adopted only if it
@@ -127,7 +130,7 @@ async function keepUnchanged(ctx: CopiesContext, assets: readonly AssetRecord[],
       now >= known.dueAt;
     if (changed) toRead.push(asset);
     else next.set(asset.id, dropExpired(adoptable ? { ...known, fingerprint } : known, now));
-  });
+  }
   return { next, toRead };
 }
 
@@ -180,17 +183,17 @@ async function copiesOf(client: ManagementClient, assetId: string, signal: Abort
   }
 }
 
-async function copySamples(target: string, assets: readonly AssetRecord[], next: ReadonlyMap<string, AssetCopies>): Promise<Sample[]> {
+function copySamples(target: string, assets: readonly AssetRecord[], next: ReadonlyMap<string, AssetCopies>): Sample[] {
   const samples: Sample[] = [];
-  await forEachInTurns(assets, (asset) => {
+  for (const asset of assets) {
     const entry = next.get(asset.id);
-    if (!entry) return;
+    if (!entry) continue;
     for (const [location, copies] of entry.locations) {
       const labels = { target, asset_id: asset.id, asset_name: asset.name, location };
       samples.push({ name: 'dataprotect_asset_copies', labels, value: copies.count });
       if (copies.unsized === 0) samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
     }
-  });
+  }
   return samples;
 }
 
