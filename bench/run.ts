@@ -53,7 +53,7 @@ import { startChild, type Child } from './support/ipc';
 import type { ListingSizes, SimChildOptions, SimHello, StatsReport } from './support/sim-child';
 import type { BaselineReport } from './support/bare-fetch';
 import type { ExporterChildOptions, ExporterHello, LoopDelayReport, MemoryReport, RoundReport } from './support/exporter-child';
-import { describeRatios, estateName, ESTATES } from './support/estates';
+import { describeRatios, estateName, ESTATES, SIZING_HEAP_LIMITS } from './support/estates';
 import { exporterNodeOptions } from './support/node-options';
 import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFigures } from './support/scrape';
 import { HOSTILE_KINDS, startHostileServer, type HostileKind, type HostileServer } from './support/hostile';
@@ -93,6 +93,8 @@ interface Options {
   otlpOnly: boolean;
   /** node flags of the exporter's process (what NODE_OPTIONS would hold in production) */
   exporterNodeOptions: string[];
+  /** collection.heapLimit of the exporters: a size, `sizing` (the sizing guide's per estate), or the default */
+  heapLimit?: string;
 }
 
 const USAGE = `usage: npm run bench -- [options]   (what each phase measures: docs/performance.md)
@@ -104,6 +106,7 @@ const USAGE = `usage: npm run bench -- [options]   (what each phase measures: do
   --hostile                         add the hostile look-alike phase
   --no-otlp | --otlp-only           skip the OTLP events phase, or run it alone
   --exporter-node-options docker|"FLAGS"   NODE_OPTIONS of the exporter (docker: the Dockerfile's)
+  --heap-limit sizing|SIZE          collection.heapLimit (sizing: docs/sizing.md's per estate)
   --help                            this text`;
 
 /** A wrong command line: its message and the usage, no stack trace. */
@@ -129,6 +132,7 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--no-otlp') options.otlp = false;
     else if (flag === '--otlp-only') options.otlpOnly = true;
     else if (flag === '--exporter-node-options') options.exporterNodeOptions = exporterNodeOptions(String(argv[++i]));
+    else if (flag === '--heap-limit') options.heapLimit = String(argv[++i]);
     else throw new Error(`unknown option ${flag}`);
   }
   if (options.otlpOnly && !options.otlp) throw new Error('--otlp-only and --no-otlp exclude each other');
@@ -163,13 +167,14 @@ interface ExtraTarget {
   url: string;
 }
 
-function exporterConfig(sim: SimHello, perAssetSeries: PerAssetSeries, hostile: ExtraTarget[] = [], events?: EventSettings): unknown {
+function exporterConfig(sim: SimHello, options: Options, perAssetSeries: PerAssetSeries, hostile: ExtraTarget[] = [], events?: EventSettings): unknown {
   const common = { username: sim.username, password: sim.password, pageSize: PAGE_SIZE };
+  const heapLimit = options.heapLimit ? { heapLimit: options.heapLimit } : {};
   return {
     ...(events ?? {}),
     web: { listenAddress: '127.0.0.1', port: 0 },
     logLevel: 'warn',
-    collection: { perAssetSeries, window: WINDOW_MS / 1000, activityClassTypes: CLASS_TYPES },
+    collection: { perAssetSeries, window: WINDOW_MS / 1000, activityClassTypes: CLASS_TYPES, ...heapLimit },
     targets: [
       { name: 'mgmt', kind: 'management', url: sim.urls.management, ...common },
       { name: 'repl', kind: 'replication', url: sim.urls.replication, ...common },
@@ -187,7 +192,7 @@ async function startExporter(
   events?: EventSettings,
 ): Promise<Child<ExporterHello>> {
   const simNow = Date.parse(await sim.call<string>('now'));
-  const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
+  const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, options, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
   return startChild<ExporterHello>(EXPORTER_CHILD, childOptions, { nodeArgs: ['--expose-gc', ...options.exporterNodeOptions] });
 }
 
@@ -373,9 +378,11 @@ async function hostilePhase(sim: Child<SimHello>, options: Options): Promise<Non
   }
 }
 
-async function benchEstate(name: string, options: Options): Promise<EstateFigures> {
+async function benchEstate(name: string, given: Options): Promise<EstateFigures> {
   const size = ESTATES[name] as Partial<EstateSize>;
-  console.log(`\n=== estate ${name}: ${JSON.stringify(size)}; exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}`);
+  const options = given.heapLimit === 'sizing' ? { ...given, heapLimit: SIZING_HEAP_LIMITS[name] } : given;
+  const settings = `exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}; heapLimit ${options.heapLimit ?? 'default'}`;
+  console.log(`\n=== estate ${name}: ${JSON.stringify(size)}; ${settings}`);
   const sim = await startChild<SimHello>(SIM_CHILD, { seed: 1, size } satisfies SimChildOptions);
   const simHeapBytes = (await sim.call<NodeJS.MemoryUsage>('memory')).heapUsed;
   console.log(`simulator ready in ${sim.hello.startedInSeconds.toFixed(1)} s, ${mb(simHeapBytes)} heap`);

@@ -3,11 +3,11 @@
  * the estates' proportions, the shipped node options it reads, the hostile
  * servers' behaviour over real HTTP, and which budgets apply to which estate.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { estateName, estateOf, ESTATES } from '../../bench/support/estates';
+import { estateName, estateOf, ESTATES, SIZING_HEAP_LIMITS } from '../../bench/support/estates';
 import { dockerfileNodeOptions, exporterNodeOptions } from '../../bench/support/node-options';
 import { startHostileServer, type HostileServer } from '../../bench/support/hostile';
 import { quantile } from '../../bench/support/scrape';
@@ -20,6 +20,12 @@ describe('bench estates', () => {
     expect(estateOf(1_000).storageSystems).toBe(1);
     expect([estateName('S'), estateName('L'), estateName('25k')]).toEqual(['1k', '10k', '25k']);
     expect(() => estateName('XL')).toThrow(/unknown estate XL \(one of 1k, 10k, 25k, 50k, S, L\)/);
+  });
+
+  it('measure with the heap ceilings the sizing guide gives (--heap-limit sizing)', () => {
+    const guide = readFileSync(path.join(__dirname, '../../docs/sizing.md'), 'utf8');
+    const rows = [...guide.matchAll(/^\| ([\d,]+) assets \| (\d+MiB)/gm)].map((m) => [`${Number((m[1] as string).replace(/,/g, '')) / 1000}k`, m[2]]);
+    expect(Object.fromEntries(rows)).toEqual(SIZING_HEAP_LIMITS);
   });
 });
 
