@@ -53,11 +53,8 @@ export type ProtectionSchedule =
       /** why an operation of the stage was left out, when one was */
       readonly skipped?: string;
     }
-  | {
-      readonly readable: false;
-      /** why, for the log (no values of the policy beyond field names and frequencies) */
-      readonly reason: string;
-    };
+  /** reason: why, for the log (no values of the policy beyond field names and frequencies) */
+  | { readonly readable: false; readonly reason: string };
 
 export type RpoSource = 'config' | 'schedule' | 'default';
 
