@@ -201,7 +201,8 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   if (context.tracing) {
     const { plan } = context.tracing;
-    logger.info({ reason: plan.reason, endpoint: plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*', serviceName: plan.serviceName }, 'tracing enabled');
+    const endpoint = plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*';
+    logger.info({ reason: plan.reason, endpoint, serviceName: plan.serviceName }, 'tracing enabled');
     context.tracing.reportTo((fields, message) => logger.warn(fields, message));
   }
   if (options.once) return runOnce(config, options, logger, context);

@@ -4,7 +4,15 @@
  * before the modules it instruments are loaded, so everything else is
  * required only after that.
  */
-import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, startTracing, stderrWarn, type Tracing } from './tracing';
+import {
+  DEFAULT_CONFIG_PATH,
+  configFileFromArgs,
+  planTracing,
+  readTracingSettings,
+  startTracing,
+  stderrWarn,
+  type Tracing,
+} from './tracing';
 
 const argv = process.argv.slice(2);
 /** Commands that collect nothing have nothing to trace. */
@@ -40,7 +48,8 @@ main(argv, tracing ? { tracing } : {}).then(
     // A JSON line like every other log line (stderr with --once, where stdout carries the metrics).
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const { createLogger } = require('./util/logger') as typeof import('./util/logger');
-    createLogger('info', argv.includes('--once') ? 2 : 1).fatal({ err: error, stack: error instanceof Error ? error.stack : undefined }, 'fatal error');
+    const stack = error instanceof Error ? error.stack : undefined;
+    createLogger('info', argv.includes('--once') ? 2 : 1).fatal({ err: error, stack }, 'fatal error');
     await tracing?.shutdown();
     process.exitCode = 2; // EXIT.nothingWritten of src/cli.ts
   },

@@ -7,12 +7,11 @@
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). When off, the SDK is never loaded: the
  * spans of the collectors and the HTTP core then go to the API's no-op tracer.
  *
- * This module may only import node built-ins, `yaml` and types: it runs before
- * tracing starts.
+ * This module may only import node built-ins, `yaml` (through config/yaml-file)
+ * and types: it runs before tracing starts.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { parse } from 'yaml';
+import { readYamlFile, substituteEnv } from './config/yaml-file';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -105,7 +104,8 @@ export class ReportingSpanExporter implements SpanExporter {
 
 /** Before the CLI's logger exists (or after it is gone): a JSON warn line on stderr like every other log line. */
 export function stderrWarn(fields: Record<string, unknown>, message: string): void {
-  process.stderr.write(`${JSON.stringify({ level: 'warn', time: new Date().toISOString(), service: DEFAULT_SERVICE_NAME, ...fields, msg: message })}\n`);
+  const line = { level: 'warn', time: new Date().toISOString(), service: DEFAULT_SERVICE_NAME, ...fields, msg: message };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
 }
 
 export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
@@ -114,32 +114,29 @@ export const DEFAULT_CONFIG_PATH = '/etc/dataprotect-exporter/config.yaml';
 /** Longest wait for the last spans at exit: a dead collector must not hold the process. */
 const SHUTDOWN_TIMEOUT_MS = 5_000;
 
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
 /**
  * The `tracing:` section of a config file, read without validation. Any
  * problem (missing file, bad YAML, wrong types) gives {}: tracing then follows
  * the environment only, and the CLI's full validation reports the problem.
  */
 export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): TracingFileSettings {
-  let section: unknown;
-  try {
-    section = (parse(readFileSync(file, 'utf8')) as { tracing?: unknown } | null)?.tracing;
-  } catch {
-    return {};
-  }
+  const read = readYamlFile(file);
+  const section = 'value' in read ? (read.value as { tracing?: unknown } | null)?.tracing : undefined;
   if (!section || typeof section !== 'object') return {};
   const raw = section as Record<string, unknown>;
   const text = (value: unknown): string | undefined => {
     if (typeof value !== 'string') return undefined;
-    const names = [...value.matchAll(ENV_REF)].map((match) => match[1] as string);
-    if (names.some((name) => env[name] === undefined)) return undefined; // the CLI reports the unset variable
-    const substituted = value.replace(ENV_REF, (_match, name: string) => env[name] as string);
-    return substituted === '' ? undefined : substituted;
+    const unset: string[] = [];
+    const substituted = substituteEnv(value, env, unset);
+    return unset.length > 0 || substituted === '' ? undefined : substituted; // the CLI reports the unset variable
   };
   const endpoint = text(raw.endpoint);
   const serviceName = text(raw.serviceName);
-  return { ...(typeof raw.enabled === 'boolean' ? { enabled: raw.enabled } : {}), ...(endpoint ? { endpoint } : {}), ...(serviceName ? { serviceName } : {}) };
+  return {
+    ...(typeof raw.enabled === 'boolean' ? { enabled: raw.enabled } : {}),
+    ...(endpoint ? { endpoint } : {}),
+    ...(serviceName ? { serviceName } : {}),
+  };
 }
 
 const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';
@@ -189,7 +186,8 @@ export function startTracing(plan: TracingPlan): Tracing {
   // Loaded here, not at the top: when tracing is off the SDK costs nothing.
   /* eslint-disable @typescript-eslint/no-require-imports */
   const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+  const { OTLPTraceExporter } =
+    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
   /* eslint-enable @typescript-eslint/no-require-imports */
   const exporter = new ReportingSpanExporter(new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}));
   const sdk: NodeSDK = new Sdk({

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { parseDocument } from 'yaml';
+import { readYamlFile, substituteEnv } from './yaml-file';
 import { configSchema, type ParsedConfig, type ParsedTarget, type TargetKind } from './schema';
 import { Secret, readSecretFile } from '../util/secret';
 import { check, formatPath } from '../util/validation';
@@ -30,24 +30,21 @@ export class ConfigError extends Error {
 /** Names of the collectors that exist for each target kind, to reject typos in `collectors:`. */
 export type KnownCollectors = Record<TargetKind, readonly string[]>;
 
-const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
-
-/** Replaces ${VAR} in every string of the document, reporting unset variables by field path. */
-function substituteEnv(node: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[], problems: string[]): unknown {
+/**
+ * Replaces ${VAR} in every string of the document, reporting unset variables by field path
+ * (an unset one is left as written, so the schema does not report the same field again).
+ */
+function substituteEnvDeep(node: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[], problems: string[]): unknown {
   if (typeof node === 'string') {
-    return node.replace(ENV_REF, (_match, name: string) => {
-      const value = env[name];
-      if (value === undefined) {
-        problems.push(`${formatPath(path) || '(root)'}: environment variable ${name} is not set`);
-        return _match; // left as written, so the schema does not report the same field again
-      }
-      return value;
-    });
+    const unset: string[] = [];
+    const value = substituteEnv(node, env, unset);
+    for (const name of unset) problems.push(`${formatPath(path) || '(root)'}: environment variable ${name} is not set`);
+    return value;
   }
-  if (Array.isArray(node)) return node.map((item, index) => substituteEnv(item, env, [...path, index], problems));
+  if (Array.isArray(node)) return node.map((item, index) => substituteEnvDeep(item, env, [...path, index], problems));
   if (node && typeof node === 'object') {
     return Object.fromEntries(
-      Object.entries(node).map(([key, value]) => [key, substituteEnv(value, env, [...path, key], problems)]),
+      Object.entries(node).map(([key, value]) => [key, substituteEnvDeep(value, env, [...path, key], problems)]),
     );
   }
   return node;
@@ -83,7 +80,10 @@ function resolveTarget(target: ParsedTarget, index: number, known: KnownCollecto
   };
 }
 
-/** Target names label every series, so two targets may not share one (checked on the raw list: reported even when other fields are wrong). */
+/**
+ * Target names label every series, so two targets may not share one (checked
+ * on the raw list: reported even when other fields are wrong).
+ */
 function duplicateNames(raw: unknown): string[] {
   const targets = (raw as { targets?: unknown } | undefined)?.targets;
   if (!Array.isArray(targets)) return [];
@@ -101,7 +101,7 @@ function duplicateNames(raw: unknown): string[] {
 /** Validates an already parsed document (YAML or object); throws ConfigError listing every problem. */
 export function parseConfig(raw: unknown, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
   const problems: string[] = [];
-  const substituted = substituteEnv(raw ?? {}, options.env ?? process.env, [], problems);
+  const substituted = substituteEnvDeep(raw ?? {}, options.env ?? process.env, [], problems);
   problems.push(...duplicateNames(substituted));
   const checked = check(configSchema, substituted, { whole: '(root)' });
   if (!checked.ok) throw new ConfigError([...problems, ...checked.problems]);
@@ -111,15 +111,7 @@ export function parseConfig(raw: unknown, options: { env?: NodeJS.ProcessEnv; kn
 }
 
 export function loadConfigFile(file: string, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (error) {
-    throw new ConfigError([`${file}: cannot read the configuration file (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
-  }
-  const document = parseDocument(text);
-  if (document.errors.length > 0) {
-    throw new ConfigError(document.errors.map((e) => `${file}: YAML syntax error at line ${e.linePos?.[0]?.line ?? '?'}: ${e.message.split('\n')[0]}`));
-  }
-  return parseConfig(document.toJS(), options);
+  const read = readYamlFile(file);
+  if ('problems' in read) throw new ConfigError(read.problems);
+  return parseConfig(read.value, options);
 }

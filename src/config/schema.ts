@@ -152,7 +152,8 @@ const webSettings = z
         const names = Object.keys(users);
         if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one user, or remove basicAuthUsers' });
         for (const name of names) {
-          if (!/^[^:\s]+$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message: 'a basic-auth user name has no colon or white space' });
+          if (/^[^:\s]+$/.test(name)) continue;
+          ctx.addIssue({ code: 'custom', path: [name], message: 'a basic-auth user name has no colon or white space' });
         }
       })
       .optional(),
@@ -179,7 +180,10 @@ const collectionSettings = z
     defaultRpo: positiveDuration.default(24 * 3_600_000),
     /** RPO per protection policy name or id; overrides the one derived from the policy's schedule */
     rpoByPolicy: z.record(z.string(), positiveDuration).default({}),
-    /** added to a schedule's period when the schedule gives no duration; a share has a floor of 1 h (src/collectors/management/policy-rpo.ts) */
+    /**
+     * added to a schedule's period when the schedule gives no duration; a share
+     * has a floor of 1 h (src/collectors/management/policy-rpo.ts)
+     */
     rpoGrace: rpoGrace.default({ kind: 'share', share: 0.25 }),
     /** trailing window of dataprotect_activities_window and dataprotect_audit_events_window */
     window: positiveDuration.default(24 * 3_600_000),
@@ -245,7 +249,8 @@ const shardingSettings = z
       ctx.addIssue({ code: 'custom', path: ['index'], message: `"${sharding.index}" is neither a number nor a name ending in one` });
     } else if (Number(index) >= sharding.shards) {
       // Another replica would collect the same targets: duplicated series, double counts in sums.
-      ctx.addIssue({ code: 'custom', path: ['index'], message: `shard ${index} does not exist with shards: ${sharding.shards} (0 to ${sharding.shards - 1})` });
+      const message = `shard ${index} does not exist with shards: ${sharding.shards} (0 to ${sharding.shards - 1})`;
+      ctx.addIssue({ code: 'custom', path: ['index'], message });
     }
   });
 

@@ -63,7 +63,8 @@ meaning column says.
     out += `\n## ${title}\n\n| metric | type | labels | collector | meaning |\n|---|---|---|---|---|\n`;
     for (const family of rows) {
       placed.add(family.name);
-      out += `| \`${family.name}\` | ${family.type} | ${family.labels.join(', ')} | ${(who.get(family.name) ?? ['(none)']).join(', ')} | ${family.help} |\n`;
+      const collectors = (who.get(family.name) ?? ['(none)']).join(', ');
+      out += `| \`${family.name}\` | ${family.type} | ${family.labels.join(', ')} | ${collectors} | ${family.help} |\n`;
     }
   }
   const unplaced = METRIC_FAMILIES.filter((family) => !placed.has(family.name));
@@ -81,7 +82,8 @@ export function collectorsMarkdown(): string {
   const rows = Object.entries(COLLECTORS).flatMap(([kind, list]) =>
     list.map((collector) => `| ${kind} | \`${collector.name}\` | \`${collector.defaultSchedule}\` | ${collector.description} |`),
   );
-  return [COLLECTORS_BEGIN, '| kind | collector | default schedule | what it collects |', '|---|---|---|---|', ...rows, COLLECTORS_END].join('\n');
+  const header = ['| kind | collector | default schedule | what it collects |', '|---|---|---|---|'];
+  return [COLLECTORS_BEGIN, ...header, ...rows, COLLECTORS_END].join('\n');
 }
 
 /** `document` with its generated collectors table replaced by the current one. */

@@ -34,7 +34,8 @@ export function spanStatusOf(result: string): SpanStatus {
 
 /** start and end in epoch ms: the activity's, else derived from the duration; undefined when unknown */
 function timesOf(activity: Activity): { start: number; end: number } | undefined {
-  const end = activity.endTime ?? (activity.startTime != null && activity.duration != null ? activity.startTime + activity.duration : undefined);
+  const derivedEnd = activity.startTime != null && activity.duration != null ? activity.startTime + activity.duration : undefined;
+  const end = activity.endTime ?? derivedEnd;
   const start = activity.startTime ?? (end !== undefined && activity.duration != null ? end - activity.duration : undefined);
   if (start === undefined || end === undefined || end < start) return undefined;
   return { start, end };

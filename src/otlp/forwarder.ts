@@ -62,16 +62,25 @@ export class EstateEventForwarder {
       maxBatchSize: MAX_BATCH_SIZE,
       scheduleDelayMs: SCHEDULE_DELAY_MS,
       onDropped: (count: number) => options.onDropped(signal, count),
-      onExportError: (message: string) => options.logger.warn({ signal, err: message }, 'OTLP export failed; its events are lost (counted in dataprotect_otlp_dropped_total)'),
+      onExportError: (message: string) =>
+        options.logger.warn(
+          { signal, err: message },
+          'OTLP export failed; its events are lost (counted in dataprotect_otlp_dropped_total)',
+        ),
     });
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when a signal is on */
     if (options.otlp.activities.enabled) {
-      const { OTLPTraceExporter } = require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-      const exporter = new OTLPTraceExporter({ ...(options.endpoint ? { url: options.endpoint } : {}), timeoutMillis: options.otlp.timeout });
+      const { OTLPTraceExporter } =
+        require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+      const exporter = new OTLPTraceExporter({
+        ...(options.endpoint ? { url: options.endpoint } : {}),
+        timeoutMillis: options.otlp.timeout,
+      });
       this.spans = new BoundedExportQueue<ReadableSpan>(exporter as BatchExporter<ReadableSpan>, queueOptions('traces'));
     }
     if (options.otlp.auditLogs.enabled) {
-      const { OTLPLogExporter } = require('@opentelemetry/exporter-logs-otlp-http') as typeof import('@opentelemetry/exporter-logs-otlp-http');
+      const { OTLPLogExporter } =
+        require('@opentelemetry/exporter-logs-otlp-http') as typeof import('@opentelemetry/exporter-logs-otlp-http');
       const url = logsUrlOf(options.endpoint);
       const exporter = new OTLPLogExporter({ ...(url ? { url } : {}), timeoutMillis: options.otlp.timeout });
       this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter as BatchExporter<ReadableLogRecord>, queueOptions('logs'));

@@ -1,18 +1,10 @@
+import { compositeKey } from '../util/composite-key';
 import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
 
-/**
- * A series' identity within one output: its family name and label values,
- * each value prefixed with its length, so that no two different series join
- * into the same key whatever characters their values hold.
- */
+/** A series' identity within one output: its family name and label values. */
 function seriesKey(family: MetricFamily, labels: Labels): string {
-  let key = family.name;
-  for (const label of family.labels) {
-    const value = labels[label] as string;
-    key += `\u0000${value.length}:${value}`;
-  }
-  return key;
+  return compositeKey([family.name, ...family.labels.map((label) => labels[label] as string)]);
 }
 
 /** The labels in catalog order: the same object when they already are (collectors usually build them so), else a copy. */
@@ -36,11 +28,15 @@ class OutputChecker {
   /** The series' labels in catalog order; throws when the series is not what its family allows, or was seen before. */
   private labelsOf(name: string, labels: Labels, expectHistogram: boolean): Labels {
     const family = metricFamily(name);
-    if ((family.type === 'histogram') !== expectHistogram) throw new Error(`${name} is a ${family.type}, returned as ${expectHistogram ? 'a histogram' : 'a sample'}`);
+    if ((family.type === 'histogram') !== expectHistogram) {
+      throw new Error(`${name} is a ${family.type}, returned as ${expectHistogram ? 'a histogram' : 'a sample'}`);
+    }
     if (Object.keys(labels).length !== family.labels.length || family.labels.some((label) => typeof labels[label] !== 'string')) {
       throw new Error(`${name} needs labels [${family.labels.join(', ')}], got [${Object.keys(labels).join(', ')}]`);
     }
-    if (labels.target !== undefined && labels.target !== this.target) throw new Error(`${name} has target="${labels.target}", expected "${this.target}"`);
+    if (labels.target !== undefined && labels.target !== this.target) {
+      throw new Error(`${name} has target="${labels.target}", expected "${this.target}"`);
+    }
     const ordered = inCatalogOrder(labels, family);
     const key = seriesKey(family, labels);
     if (this.seen.has(key)) throw new Error(`duplicate series ${name}${JSON.stringify(ordered)}`);
@@ -56,7 +52,9 @@ class OutputChecker {
 
   histogram(sample: HistogramSample): HistogramSample {
     const labels = this.labelsOf(sample.name, sample.labels, true);
-    if (sample.bounds.length !== sample.bucketCounts.length) throw new Error(`${sample.name} has ${sample.bounds.length} bounds but ${sample.bucketCounts.length} bucket counts`);
+    if (sample.bounds.length !== sample.bucketCounts.length) {
+      throw new Error(`${sample.name} has ${sample.bounds.length} bounds but ${sample.bucketCounts.length} bucket counts`);
+    }
     return labels === sample.labels ? sample : { ...sample, labels };
   }
 }

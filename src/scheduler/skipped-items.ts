@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { SkippedItem } from '../clients/run-requests';
+import { compositeKey } from '../util/composite-key';
 
 /** Items logged one by one per run at most: an upstream that breaks every item of a large listing must not flood the logs. */
 const MAX_LINES_PER_RUN = 20;
@@ -21,7 +22,7 @@ export class SkippedItemLog {
     let fresh = 0;
     for (const item of skipped) {
       byReason.set(item.reason, (byReason.get(item.reason) ?? 0) + 1);
-      const key = `${item.endpoint}\u0000${item.id ?? ''}\u0000${item.problem}`;
+      const key = compositeKey([item.endpoint, item.id ?? '', item.problem]);
       current.add(key);
       if (this.previous.has(key) || ++fresh > MAX_LINES_PER_RUN) continue;
       const { endpoint, id, problem, reason } = item;

@@ -1,4 +1,5 @@
 import type { TargetKind } from '../config/load';
+import { compositeKey } from '../util/composite-key';
 
 /**
  * A successful run's series as served (src/exporters/prepared.ts): one gzip
@@ -39,7 +40,7 @@ export type RunReport =
   | { ok: true; durationSeconds: number; endedAt: number; result: ReadyResult }
   | { ok: false; durationSeconds: number; endedAt: number; error: string; unreachable: boolean };
 
-const keyOf = (target: string, collector: string): string => `${target}\u0000${collector}`;
+const keyOf = (target: string, collector: string): string => compositeKey([target, collector]);
 
 /** Told of every record that changes (`resultChanged`: it holds a new result) and every key removed. */
 export interface StoreListener {

@@ -63,7 +63,8 @@ export function summarize(problems: readonly string[], max: number): string {
  */
 function issueLine(issue: z.core.$ZodIssue, input: unknown, format: IssueFormat): string {
   const where = formatPath(issue.path, format.at) || (format.whole ?? '(input)');
-  const problem = issue.code === 'invalid_type' ? `expected ${issue.expected}, got ${describeValue(valueAt(input, issue.path))}` : issue.message;
+  const problem =
+    issue.code === 'invalid_type' ? `expected ${issue.expected}, got ${describeValue(valueAt(input, issue.path))}` : issue.message;
   return `${where}: ${problem}`;
 }
 

@@ -1,10 +1,12 @@
-import { and, ge, isIn } from '../../clients/management/filter';
+import { and, ge, isIn, type Filter } from '../../clients/management/filter';
+import type { ManagementClient } from '../../clients/management/client';
 import type { Activity } from '../../clients/management/schemas';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
 import { defineCollector, type HistogramSample, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
 import { Tally } from '../shared/tally';
 import { chunks } from '../shared/chunks';
+import { compositeKey, keyParts } from '../../util/composite-key';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
 const FOLLOW_BATCH = 100;
@@ -20,7 +22,7 @@ export interface ActivitiesState {
   ledger: LedgerState;
   /** activities now queued or running, followed until they complete */
   active: Map<string, Readonly<{ classType: string; category: string; state: string }>>;
-  /** running totals, by "classType\0category\0result" (bytes and durations by "classType\0category") */
+  /** running totals, by compositeKey([classType, category, result]) (bytes and durations without result) */
   completed: Map<string, number>;
   transferred: Map<string, number>;
   durations: Map<string, Histogram>;
@@ -31,8 +33,6 @@ export interface ActivitiesState {
   activeKeys: Set<string>;
 }
 
-const key = (...parts: string[]): string => parts.join('\u0000');
-const unkey = <T extends string[]>(k: string): T => k.split('\u0000') as T;
 
 /**
  * Jobs of the management service (only the levels in
@@ -76,89 +76,103 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
     const windowStart = now - ctx.settings.window;
-    // Work on a copy: a failed run must leave the previous state as it was.
-    const state: ActivitiesState = ctx.state ? shallowCopy(ctx.state) : emptyState();
-    const ledger = new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now });
-    const classTypes = ctx.settings.activityClassTypes;
-
-    const seen = new Set<string>();
-    const admitted: Activity[] = [];
-    const apply = (activity: Activity): void => {
-      seen.add(activity.id);
-      const classType = activity.classType ?? '';
-      if (ACTIVE_STATES.has(activity.state)) {
-        state.active.set(activity.id, { classType, category: activity.category, state: activity.state });
-        state.activeKeys.add(key(classType, activity.category, activity.state));
-        return;
-      }
-      // An activity seen running since the exporter started has never been counted,
-      // however late its completion shows: it is admitted whatever its end time.
-      const wasActive = state.active.delete(activity.id);
-      if (activity.state !== 'COMPLETED') return; // an unknown state: neither running nor completed
-      // A completion the service gives no result for is still a completion: it is counted
-      // under UNKNOWN (a status the API itself uses) rather than failing every run on one record.
-      const result = activity.result?.status || 'UNKNOWN';
-      const end = completionTime(activity);
-      if (ledger.has(activity.id)) return;
-      const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
-      const resultKey = key(classType, activity.category, result);
-      const categoryKey = key(classType, activity.category);
-      if (ledger.first || counted) {
-        admitted.push(activity);
-        if (end >= windowStart) state.window.push({ end, classType, category: activity.category, result });
-        state.windowKeys.add(resultKey);
-        if (!state.completed.has(resultKey)) state.completed.set(resultKey, 0);
-        if (!state.transferred.has(categoryKey)) state.transferred.set(categoryKey, 0);
-        if (!state.durations.has(categoryKey)) state.durations.set(categoryKey, emptyHistogram());
-      }
-      if (!counted) return;
-      state.completed.set(resultKey, (state.completed.get(resultKey) ?? 0) + 1);
-      const bytes = activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred ?? 0;
-      state.transferred.set(categoryKey, (state.transferred.get(categoryKey) ?? 0) + bytes);
-      const seconds = durationSeconds(activity);
-      if (seconds !== undefined) observe(state.durations.get(categoryKey) as Histogram, seconds);
+    const run: Run = {
+      // Work on a copy: a failed run must leave the previous state as it was.
+      state: ctx.state ? shallowCopy(ctx.state) : emptyState(),
+      ledger: new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now }),
+      windowStart,
+      seen: new Set(),
+      admitted: [],
     };
-
-    let items = 0;
-    const filter = and(isIn('classType', classTypes), ge('updateTime', new Date(ledger.since)));
-    for await (const page of ctx.client.activities({ filter }, signal)) {
-      items += page.length;
-      for (const activity of page) {
-        ledger.observe(activity.updateTime);
-        apply(activity);
-      }
-    }
-
-    // The first read reaches back only `window` by updateTime, and an
-    // activity's updateTime is its last state change: one queued or running
-    // since before that (a stuck job, a long initial backup) is running now
-    // all the same. Later runs see every new one appear and follow it.
-    if (ledger.first) {
-      const stillActive = and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES]));
-      for await (const page of ctx.client.activities({ filter: stillActive }, signal)) {
-        items += page.length;
-        for (const activity of page) if (!seen.has(activity.id)) apply(activity);
-      }
-    }
-
-    // Follow the running ones that the incremental read did not bring back.
-    const unseen = [...state.active.keys()].filter((id) => !seen.has(id));
-    for (const batch of chunks(unseen, FOLLOW_BATCH)) {
-      for await (const page of ctx.client.activities({ filter: isIn('id', batch) }, signal)) {
-        items += page.length;
-        for (const activity of page) apply(activity);
-      }
-      for (const id of batch) if (!seen.has(id)) state.active.delete(id); // gone from the service
-    }
-
-    if (ledger.ahead > 0) {
-      ctx.logger.warn({ count: ledger.ahead }, 'activities updated later than the exporter\'s clock plus the overlap: the service\'s clock or data is off; the watermark does not follow them');
-    }
+    const items = await readActivities(ctx.client, ctx.settings.activityClassTypes, run, signal);
+    const { state, ledger } = run;
+    ledger.warnIfAhead(ctx.logger, 'activities updated');
     state.ledger = ledger.finish();
     state.window = state.window.filter((entry) => entry.end >= windowStart);
-    return { ...(await render(ctx.target.name, state)), state, items, events: { activities: admitted, history: ledger.first } };
+    return { ...(await render(ctx.target.name, state)), state, items, events: { activities: run.admitted, history: ledger.first } };
   },
 });
+
+/** One run's work: the state it changes, and the activities it has seen and newly counted. */
+interface Run {
+  readonly state: ActivitiesState;
+  readonly ledger: EventLedger;
+  readonly windowStart: number;
+  readonly seen: Set<string>;
+  readonly admitted: Activity[];
+}
+
+/**
+ * The incremental read, the first run's read of what is still active, and the
+ * follow-up of the active ones; returns the number of items read.
+ */
+async function readActivities(client: ManagementClient, classTypes: readonly string[], run: Run, signal: AbortSignal): Promise<number> {
+  let items = 0;
+  const read = async (filter: Filter, each: (activity: Activity) => void): Promise<void> => {
+    for await (const page of client.activities({ filter }, signal)) {
+      items += page.length;
+      for (const activity of page) each(activity);
+    }
+  };
+  await read(and(isIn('classType', classTypes), ge('updateTime', new Date(run.ledger.since))), (activity) => {
+    run.ledger.observe(activity.updateTime);
+    apply(run, activity);
+  });
+  // The first read reaches back only `window` by updateTime, and an
+  // activity's updateTime is its last state change: one queued or running
+  // since before that (a stuck job, a long initial backup) is running now
+  // all the same. Later runs see every new one appear and follow it.
+  if (run.ledger.first) {
+    await read(and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES])), (activity) => {
+      if (!run.seen.has(activity.id)) apply(run, activity);
+    });
+  }
+  // Follow the running ones that the incremental read did not bring back.
+  const unseen = [...run.state.active.keys()].filter((id) => !run.seen.has(id));
+  for (const batch of chunks(unseen, FOLLOW_BATCH)) {
+    await read(isIn('id', batch), (activity) => apply(run, activity));
+    for (const id of batch) if (!run.seen.has(id)) run.state.active.delete(id); // gone from the service
+  }
+  return items;
+}
+
+/** Follows an active activity; counts a completed one once. */
+function apply(run: Run, activity: Activity): void {
+  const { state, ledger } = run;
+  run.seen.add(activity.id);
+  const classType = activity.classType ?? '';
+  if (ACTIVE_STATES.has(activity.state)) {
+    state.active.set(activity.id, { classType, category: activity.category, state: activity.state });
+    state.activeKeys.add(compositeKey([classType, activity.category, activity.state]));
+    return;
+  }
+  // An activity seen running since the exporter started has never been counted,
+  // however late its completion shows: it is admitted whatever its end time.
+  const wasActive = state.active.delete(activity.id);
+  if (activity.state !== 'COMPLETED') return; // an unknown state: neither running nor completed
+  // A completion the service gives no result for is still a completion: it is counted
+  // under UNKNOWN (a status the API itself uses) rather than failing every run on one record.
+  const result = activity.result?.status || 'UNKNOWN';
+  const end = completionTime(activity);
+  if (ledger.has(activity.id)) return;
+  const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
+  const resultKey = compositeKey([classType, activity.category, result]);
+  const categoryKey = compositeKey([classType, activity.category]);
+  if (ledger.first || counted) {
+    run.admitted.push(activity);
+    if (end >= run.windowStart) state.window.push({ end, classType, category: activity.category, result });
+    state.windowKeys.add(resultKey);
+    if (!state.completed.has(resultKey)) state.completed.set(resultKey, 0);
+    if (!state.transferred.has(categoryKey)) state.transferred.set(categoryKey, 0);
+    if (!state.durations.has(categoryKey)) state.durations.set(categoryKey, emptyHistogram());
+  }
+  if (!counted) return;
+  state.completed.set(resultKey, (state.completed.get(resultKey) ?? 0) + 1);
+  const bytes = activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred ?? 0;
+  state.transferred.set(categoryKey, (state.transferred.get(categoryKey) ?? 0) + bytes);
+  const seconds = durationSeconds(activity);
+  if (seconds !== undefined) observe(state.durations.get(categoryKey) as Histogram, seconds);
+}
 
 function emptyState(): ActivitiesState {
   return {
@@ -232,29 +246,30 @@ function observe(histogram: Histogram, seconds: number): void {
 async function render(target: string, state: ActivitiesState): Promise<{ samples: Sample[]; histograms: HistogramSample[] }> {
   const samples: Sample[] = [];
   for (const [k, value] of state.completed) {
-    const [classType, category, result] = unkey<[string, string, string]>(k);
+    const [classType, category, result] = keyParts<[string, string, string]>(k);
     samples.push({ name: 'dataprotect_activities_completed_total', labels: { target, class_type: classType, category, result }, value });
   }
   const inWindow = new Tally<[string, string, string]>();
-  for (const k of state.windowKeys) inWindow.touch(unkey(k));
+  for (const k of state.windowKeys) inWindow.touch(keyParts(k));
   // a day of completions: 500,000 on a 50,000-asset estate
   state.window.forEach((entry) => inWindow.add([entry.classType, entry.category, entry.result]));
   for (const { key: [classType, category, result], value } of inWindow.entries()) {
     samples.push({ name: 'dataprotect_activities_window', labels: { target, class_type: classType, category, result }, value });
   }
   const running = new Tally<[string, string, string]>();
-  for (const k of state.activeKeys) running.touch(unkey(k));
+  for (const k of state.activeKeys) running.touch(keyParts(k));
   for (const activity of state.active.values()) running.add([activity.classType, activity.category, activity.state]);
   for (const { key: [classType, category, activityState], value } of running.entries()) {
     samples.push({ name: 'dataprotect_activities', labels: { target, class_type: classType, category, state: activityState }, value });
   }
   for (const [k, bytes] of state.transferred) {
-    const [classType, category] = unkey<[string, string]>(k);
-    samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels: { target, class_type: classType, category }, value: bytes });
+    const [classType, category] = keyParts<[string, string]>(k);
+    const labels = { target, class_type: classType, category };
+    samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels, value: bytes });
   }
   const histograms: HistogramSample[] = [];
   for (const [k, histogram] of state.durations) {
-    const [classType, category] = unkey<[string, string]>(k);
+    const [classType, category] = keyParts<[string, string]>(k);
     histograms.push({
       name: 'dataprotect_activity_duration_seconds',
       labels: { target, class_type: classType, category },

@@ -66,7 +66,11 @@ function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): Asse
 }
 
 /** Reads every non-deleted asset (serial paging). */
-export async function readAssets(client: ManagementClient, policyNames: PolicyNames | undefined, signal: AbortSignal): Promise<Map<string, AssetRecord>> {
+export async function readAssets(
+  client: ManagementClient,
+  policyNames: PolicyNames | undefined,
+  signal: AbortSignal,
+): Promise<Map<string, AssetRecord>> {
   const assets = new Map<string, AssetRecord>();
   for await (const page of client.assets({}, signal)) {
     for (const asset of page) {

@@ -1,11 +1,12 @@
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
-import { defineCollector, type Sample } from '../types';
+import { defineCollector, type CollectorContext, type Sample } from '../types';
+import type { ExporterConfig } from '../../config/load';
 import { policyRpo } from './policy-rpo';
 import { ASSET_LIST, POLICY_NAMES, readAssets, type AssetRecord } from './asset-list';
 import { LATEST_COPY_TIMES, type LatestCopyTimes } from './copy-signals';
 import { Tally } from '../shared/tally';
 import { chunks } from '../shared/chunks';
-import { currentPolicySchedules } from './policy-schedules';
+import { currentPolicySchedules, type PolicySchedules } from './policy-schedules';
 import { forEachConcurrent } from '../shared/concurrency';
 import { perAssetSeriesFor } from './per-asset-series';
 
@@ -53,82 +54,100 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   ],
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
-    const target = ctx.target.name;
     const raw = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
     const published = ctx.shared.get(LATEST_COPY_TIMES);
-
-    // latest-copies answers for assets without lastAvailableCopyTime: carried over, or asked now.
-    const ownLatest = new Map<string, OwnLatest>();
-    const unknown: string[] = [];
-    for (const asset of raw.values()) {
-      if (asset.lastAvailableCopyTime !== null) continue;
-      const kept = ctx.state?.ownLatest.get(asset.id);
-      // asked again once old: the latest-copies collector may be disabled or failing
-      const own = kept && now - kept.checkedAt < OWN_LATEST_MAX_AGE_MS ? kept : undefined;
-      const publishedKnows = published?.newest.has(asset.id) ?? false;
-      if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
-      else if (!own && !publishedKnows) unknown.push(asset.id);
-    }
-    await forEachConcurrent(chunks(unknown, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-      const copies = await ctx.client.latestCopies(batch, signal);
-      for (const id of batch) ownLatest.set(id, { checkedAt: now, newest: null });
-      for (const copy of copies) {
-        const entry = ownLatest.get(copy.assetId);
-        if (entry && (entry.newest === null || copy.createTime > entry.newest)) entry.newest = copy.createTime;
-      }
-    });
-
+    const ownLatest = await askLatestCopies(ctx, raw, published, now, signal);
     const assets = new Map<string, AssetRecord>();
     for (const asset of raw.values()) {
       const own = ownLatest.get(asset.id);
       const fromPublished = own ? undefined : published?.newest.get(asset.id);
-      const newestCopyTime = latest(asset.lastAvailableCopyTime, own?.newest, fromPublished);
-      assets.set(asset.id, { ...asset, newestCopyTime });
+      assets.set(asset.id, { ...asset, newestCopyTime: latest(asset.lastAvailableCopyTime, own?.newest, fromPublished) });
     }
-
-    const schedules = await currentPolicySchedules(ctx, signal);
-    // by policy id (names may repeat), and by name for assets whose policy is known only by name
-    const rpoSecondsByPolicy = new Map<string, number>();
-    const rpoSecondsOf = (asset: AssetRecord): number => {
-      const key = asset.policyId ?? `name:${asset.policyName}`;
-      let seconds = rpoSecondsByPolicy.get(key);
-      if (seconds === undefined) {
-        const schedule = asset.policyId === null ? undefined : schedules.byId.get(asset.policyId);
-        seconds = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, ctx.settings).ms / 1000;
-        rpoSecondsByPolicy.set(key, seconds);
-      }
-      return seconds;
-    };
-
-    const samples: Sample[] = [];
-    const counts = new Tally<[string, string]>();
-    const withoutCopy = new Tally<[string, string]>();
-    for (const asset of assets.values()) {
-      const group: [string, string] = [asset.type, asset.protectionStatus];
-      counts.add(group);
-      withoutCopy.add(group, asset.newestCopyTime === null ? 1 : 0);
-      if (!perAssetSeriesFor(ctx.settings, asset)) continue;
-      const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
-      samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
-      if (asset.newestCopyTime !== null) samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
-      if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
-      if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
-    }
-    for (const { key, value } of counts.entries()) {
-      samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
-    }
-    for (const { key, value } of withoutCopy.entries()) {
-      samples.push({ name: 'dataprotect_assets_without_copy', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
-    }
-
+    const rpoSecondsOf = rpoByPolicy(await currentPolicySchedules(ctx, signal), ctx.settings);
     return {
-      samples,
+      samples: assetSamples(ctx.target.name, assets, ctx.settings, rpoSecondsOf),
       state: { ownLatest },
       publish: [[ASSET_LIST, { readAt: now, assets }]],
       items: assets.size,
     };
   },
 });
+
+/** latest-copies answers for assets without lastAvailableCopyTime: carried over, or asked now. */
+async function askLatestCopies(
+  ctx: CollectorContext<'management', AssetsState>,
+  raw: ReadonlyMap<string, AssetRecord>,
+  published: LatestCopyTimes | undefined,
+  now: number,
+  signal: AbortSignal,
+): Promise<Map<string, OwnLatest>> {
+  const ownLatest = new Map<string, OwnLatest>();
+  const unknown: string[] = [];
+  for (const asset of raw.values()) {
+    if (asset.lastAvailableCopyTime !== null) continue;
+    const kept = ctx.state?.ownLatest.get(asset.id);
+    // asked again once old: the latest-copies collector may be disabled or failing
+    const own = kept && now - kept.checkedAt < OWN_LATEST_MAX_AGE_MS ? kept : undefined;
+    const publishedKnows = published?.newest.has(asset.id) ?? false;
+    if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
+    else if (!own && !publishedKnows) unknown.push(asset.id);
+  }
+  await forEachConcurrent(chunks(unknown, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
+    const copies = await ctx.client.latestCopies(batch, signal);
+    for (const id of batch) ownLatest.set(id, { checkedAt: now, newest: null });
+    for (const copy of copies) {
+      const entry = ownLatest.get(copy.assetId);
+      if (entry && (entry.newest === null || copy.createTime > entry.newest)) entry.newest = copy.createTime;
+    }
+  });
+  return ownLatest;
+}
+
+/** An asset's RPO in seconds, worked out once per policy: by id (names may repeat), else by name. */
+function rpoByPolicy(schedules: PolicySchedules, settings: ExporterConfig['collection']): (asset: AssetRecord) => number {
+  const rpoSecondsByPolicy = new Map<string, number>();
+  return (asset) => {
+    const key = asset.policyId ?? `name:${asset.policyName}`;
+    let seconds = rpoSecondsByPolicy.get(key);
+    if (seconds === undefined) {
+      const schedule = asset.policyId === null ? undefined : schedules.byId.get(asset.policyId);
+      seconds = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, settings).ms / 1000;
+      rpoSecondsByPolicy.set(key, seconds);
+    }
+    return seconds;
+  };
+}
+
+function assetSamples(
+  target: string,
+  assets: ReadonlyMap<string, AssetRecord>,
+  settings: ExporterConfig['collection'],
+  rpoSecondsOf: (asset: AssetRecord) => number,
+): Sample[] {
+  const samples: Sample[] = [];
+  const counts = new Tally<[string, string]>();
+  const withoutCopy = new Tally<[string, string]>();
+  for (const asset of assets.values()) {
+    const group: [string, string] = [asset.type, asset.protectionStatus];
+    counts.add(group);
+    withoutCopy.add(group, asset.newestCopyTime === null ? 1 : 0);
+    if (!perAssetSeriesFor(settings, asset)) continue;
+    const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
+    samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
+    if (asset.newestCopyTime !== null) {
+      samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
+    }
+    if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
+    if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
+  }
+  for (const { key, value } of counts.entries()) {
+    samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
+  }
+  for (const { key, value } of withoutCopy.entries()) {
+    samples.push({ name: 'dataprotect_assets_without_copy', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
+  }
+  return samples;
+}
 
 /** The newest of the known copy times; null when none is known. */
 function latest(...times: Array<number | null | undefined>): number | null {

@@ -40,7 +40,12 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     // a window of 100,000+ entries per run would be a large share of this collector's time and garbage.
     const previous = ctx.state;
     const state: AuditLogsState = previous
-      ? { ledger: previous.ledger, totals: new Map(previous.totals), window: previous.window.filter((entry) => entry.time >= windowStart), types: new Set(previous.types) }
+      ? {
+          ledger: previous.ledger,
+          totals: new Map(previous.totals),
+          window: previous.window.filter((entry) => entry.time >= windowStart),
+          types: new Set(previous.types),
+        }
       : { ledger: { watermark: 0, countFrom: 0, seen: new Map() }, totals: new Map(), window: [], types: new Set() };
     const ledger = new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now });
 
@@ -61,9 +66,7 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
         if (entry.changedTime >= windowStart) state.window.push({ time: entry.changedTime, type: entry.auditType });
       }
     }
-    if (ledger.ahead > 0) {
-      ctx.logger.warn({ count: ledger.ahead }, 'audit entries changed later than the exporter\'s clock plus the overlap: the service\'s clock or data is off; the watermark does not follow them');
-    }
+    ledger.warnIfAhead(ctx.logger, 'audit entries changed');
     state.ledger = ledger.finish();
 
     const samples: Sample[] = [];

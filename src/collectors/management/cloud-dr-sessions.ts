@@ -26,7 +26,8 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
     try {
       listed = await ctx.client.cloudDrSessions(signal);
     } catch (error) {
-      throw explainForbidden(error, { target, collector: 'cloud-dr-sessions', role: CLOUD_DR_ROLE, logger: ctx.logger, nowMs: ctx.now().getTime() });
+      const nowMs = ctx.now().getTime();
+      throw explainForbidden(error, { target, collector: 'cloud-dr-sessions', role: CLOUD_DR_ROLE, logger: ctx.logger, nowMs });
     }
     const { unique: sessions } = uniqueBy(listed, (session) => session.id);
     const tally = new Tally<[string, string]>();

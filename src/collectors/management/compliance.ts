@@ -3,6 +3,7 @@ import { ENDPOINTS } from '../../clients/management/endpoints';
 import type { ComplianceDetail } from '../../clients/management/schemas';
 import { defineCollector, type Sample } from '../types';
 import { Tally } from '../shared/tally';
+import { compositeKey } from '../../util/composite-key';
 
 /** verified-objective statuses of the seed: each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
 const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
@@ -38,7 +39,7 @@ export const complianceCollector = defineCollector<'management'>({
     for await (const page of ctx.client.complianceDetails({}, signal)) {
       for (const detail of page) {
         const index = items++;
-        const key = detail.assetId ? `${detail.assetId}\u0000${detail.stageId ?? detail.protectionPolicyId ?? ''}` : `#${index}`;
+        const key = detail.assetId ? compositeKey([detail.assetId, detail.stageId ?? detail.protectionPolicyId ?? '']) : `#${index}`;
         const known = latest.get(key);
         if (!known || !isOlder(detail, known.detail)) latest.set(key, { detail, index });
       }
@@ -73,5 +74,6 @@ function statusesOf(detail: ComplianceDetail, index: number): string[] {
     return [objectives.status];
   }
   if (detail.status) return [detail.status];
-  throw new ApiError('protocol', ENDPOINTS.complianceDetails, `item ${index} (asset ${String(detail.assetId).slice(0, 64)}): no verifiedObjectives.status or status`);
+  const problem = `item ${index} (asset ${String(detail.assetId).slice(0, 64)}): no verifiedObjectives.status or status`;
+  throw new ApiError('protocol', ENDPOINTS.complianceDetails, problem);
 }

@@ -3,7 +3,7 @@ import type { ManagementClient } from '../../clients/management/client';
 import { ENDPOINTS } from '../../clients/management/endpoints';
 import { collectAll } from '../../clients/management/paging';
 import type { Copy } from '../../clients/management/schemas';
-import { defineCollector, type Sample } from '../types';
+import { defineCollector, type CollectorContext, type Sample } from '../types';
 import { COPY_FINGERPRINTS } from './copy-signals';
 import { currentAssets, type AssetRecord } from './asset-list';
 import { forEachConcurrent } from '../shared/concurrency';
@@ -79,97 +79,123 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
   after: ['assets', 'copy-metrics'],
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
-    const period = ctx.settings.copiesFullRescanPeriod;
-    const list = await currentAssets(ctx, signal);
-    const previous = ctx.state?.assets;
-
-    const published = ctx.shared.get(COPY_FINGERPRINTS);
-    const fingerprints = published?.byAsset;
-    const next = new Map<string, AssetCopies>();
-    const toRead: AssetRecord[] = [];
-    const assets = [...list.assets.values()];
-    assets.forEach((asset) => {
-      // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
-      if (!perAssetSeriesFor(ctx.settings, asset)) return;
-      const known = previous?.get(asset.id);
-      const fingerprint = fingerprints?.get(asset.id) ?? null;
-      // A fingerprint that was not known at the read can be adopted only if it
-      // was taken before that read: one taken later may already include a
-      // change the read did not see (copy-metrics failing for a while, an
-      // asset listed there only once it has copies), and adopting it would
-      // hide that change until the periodic re-read.
-      const unknownAtRead = known !== undefined && known.fingerprint === null && fingerprint !== null;
-      const adoptable = unknownAtRead && published !== undefined && published.readAt <= known.readAt;
-      const changed =
-        known === undefined ||
-        known.lastAvailableCopyTime !== asset.lastAvailableCopyTime ||
-        known.updatedAt !== asset.updatedAt ||
-        (known.fingerprint !== null && fingerprint !== null && known.fingerprint !== fingerprint) ||
-        (unknownAtRead && !adoptable) ||
-        now >= known.dueAt;
-      if (changed) {
-        toRead.push(asset);
-        return;
-      }
-      next.set(asset.id, dropExpired(adoptable ? { ...known, fingerprint } : known, now));
-    });
-
-    const deferred: AssetRecord[] = [];
-    await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
-      if (outOfTime(ctx.timeLimit)) {
-        deferred.push(asset);
-        return;
-      }
-      let copies: Copy[];
-      try {
-        copies = await collectAll(ctx.client.assetCopies(asset.id, {}, signal));
-      } catch (error) {
-        if (!(isApiError(error) && error.kind === 'status' && error.status === 404)) throw error;
-        // Deleted between the asset list and now (it will leave the list too),
-        // unless the service still lists it: a 404 "may also mask a 401 or 403"
-        // (the seed), and skipping would drop its series while reporting success.
-        if (await stillListed(ctx.client, asset.id, signal)) {
-          throw new ApiError('status', ENDPOINTS.assetCopies, `HTTP 404 for the copies of asset ${asset.id.slice(0, 64)}, which the service still lists: does the account lack the privilege to read copies?`, 404);
-        }
-        return;
-      }
-      const firstRead = previous?.get(asset.id) === undefined;
-      const dueAt = now + (firstRead ? period * (0.5 + 0.5 * spread(asset.id)) : period);
-      next.set(asset.id, {
-        lastAvailableCopyTime: asset.lastAvailableCopyTime,
-        updatedAt: asset.updatedAt,
-        fingerprint: fingerprints?.get(asset.id) ?? null,
-        readAt: now,
-        dueAt,
-        locations: aggregate(copies, now),
-      });
-    });
-
+    const assets = [...(await currentAssets(ctx, signal)).assets.values()];
+    const { next, toRead } = keepUnchanged(ctx, assets, now);
+    const deferred = await readCopies(ctx, signal, toRead, next, now);
     // Not read for lack of time: what was known of them stays (less what
     // expired) and still differs from the asset list, is due, or is absent,
     // so the next run reads them; the reads this run made are kept.
     for (const asset of deferred) {
-      const known = previous?.get(asset.id);
+      const known = ctx.state?.assets.get(asset.id);
       if (known) next.set(asset.id, dropExpired(known, now));
     }
     if (deferred.length > 0) {
-      ctx.logger.info({ read: toRead.length - deferred.length, deferred: deferred.length }, 'time limit near: the copies of the other assets are read in the next runs');
+      const counts = { read: toRead.length - deferred.length, deferred: deferred.length };
+      ctx.logger.info(counts, 'time limit near: the copies of the other assets are read in the next runs');
     }
-
-    const target = ctx.target.name;
-    const samples: Sample[] = [];
-    assets.forEach((asset) => {
-      const entry = next.get(asset.id);
-      if (!entry) return;
-      for (const [location, copies] of entry.locations) {
-        const labels = { target, asset_id: asset.id, asset_name: asset.name, location };
-        samples.push({ name: 'dataprotect_asset_copies', labels, value: copies.count });
-        if (copies.unsized === 0) samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
-      }
-    });
+    const samples = copySamples(ctx.target.name, assets, next);
     return { samples, state: { assets: next }, items: toRead.length - deferred.length };
   },
 });
+
+type CopiesContext = CollectorContext<'management', CopiesState>;
+
+/** The known copies of the assets that need no read (less what expired), and the assets to read. */
+function keepUnchanged(
+  ctx: CopiesContext,
+  assets: readonly AssetRecord[],
+  now: number,
+): { next: Map<string, AssetCopies>; toRead: AssetRecord[] } {
+  const published = ctx.shared.get(COPY_FINGERPRINTS);
+  const next = new Map<string, AssetCopies>();
+  const toRead: AssetRecord[] = [];
+  for (const asset of assets) {
+    // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
+    if (!perAssetSeriesFor(ctx.settings, asset)) continue;
+    const known = ctx.state?.assets.get(asset.id);
+    const fingerprint = published?.byAsset.get(asset.id) ?? null;
+    // A fingerprint that was not known at the read can be adopted only if it
+    // was taken before that read: one taken later may already include a
+    // change the read did not see (copy-metrics failing for a while, an
+    // asset listed there only once it has copies), and adopting it would
+    // hide that change until the periodic re-read.
+    const unknownAtRead = known !== undefined && known.fingerprint === null && fingerprint !== null;
+    const adoptable = unknownAtRead && published !== undefined && published.readAt <= known.readAt;
+    const changed =
+      known === undefined ||
+      known.lastAvailableCopyTime !== asset.lastAvailableCopyTime ||
+      known.updatedAt !== asset.updatedAt ||
+      (known.fingerprint !== null && fingerprint !== null && known.fingerprint !== fingerprint) ||
+      (unknownAtRead && !adoptable) ||
+      now >= known.dueAt;
+    if (changed) toRead.push(asset);
+    else next.set(asset.id, dropExpired(adoptable ? { ...known, fingerprint } : known, now));
+  }
+  return { next, toRead };
+}
+
+/** Reads the copies of `toRead` into `next`, as time allows; returns the assets left for later runs. */
+async function readCopies(
+  ctx: CopiesContext,
+  signal: AbortSignal,
+  toRead: readonly AssetRecord[],
+  next: Map<string, AssetCopies>,
+  now: number,
+): Promise<AssetRecord[]> {
+  const period = ctx.settings.copiesFullRescanPeriod;
+  const fingerprints = ctx.shared.get(COPY_FINGERPRINTS)?.byAsset;
+  const deferred: AssetRecord[] = [];
+  await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
+    if (outOfTime(ctx.timeLimit)) {
+      deferred.push(asset);
+      return;
+    }
+    const copies = await copiesOf(ctx.client, asset.id, signal);
+    if (!copies) return;
+    const firstRead = ctx.state?.assets.get(asset.id) === undefined;
+    next.set(asset.id, {
+      lastAvailableCopyTime: asset.lastAvailableCopyTime,
+      updatedAt: asset.updatedAt,
+      fingerprint: fingerprints?.get(asset.id) ?? null,
+      readAt: now,
+      dueAt: now + (firstRead ? period * (0.5 + 0.5 * spread(asset.id)) : period),
+      locations: aggregate(copies, now),
+    });
+  });
+  return deferred;
+}
+
+/** The asset's copies; undefined when the asset is gone. */
+async function copiesOf(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<Copy[] | undefined> {
+  try {
+    return await collectAll(client.assetCopies(assetId, {}, signal));
+  } catch (error) {
+    if (!(isApiError(error) && error.kind === 'status' && error.status === 404)) throw error;
+    // Deleted between the asset list and now (it will leave the list too),
+    // unless the service still lists it: a 404 "may also mask a 401 or 403"
+    // (the seed), and skipping would drop its series while reporting success.
+    if (await stillListed(client, assetId, signal)) {
+      const message = `HTTP 404 for the copies of asset ${assetId.slice(0, 64)}, which the service still lists: `
+        + 'does the account lack the privilege to read copies?';
+      throw new ApiError('status', ENDPOINTS.assetCopies, message, 404);
+    }
+    return undefined;
+  }
+}
+
+function copySamples(target: string, assets: readonly AssetRecord[], next: ReadonlyMap<string, AssetCopies>): Sample[] {
+  const samples: Sample[] = [];
+  for (const asset of assets) {
+    const entry = next.get(asset.id);
+    if (!entry) continue;
+    for (const [location, copies] of entry.locations) {
+      const labels = { target, asset_id: asset.id, asset_name: asset.name, location };
+      samples.push({ name: 'dataprotect_asset_copies', labels, value: copies.count });
+      if (copies.unsized === 0) samples.push({ name: 'dataprotect_asset_copies_size_bytes', labels, value: copies.bytes });
+    }
+  }
+  return samples;
+}
 
 /** Whether the service still has the asset (not deleted): one GET of the asset. */
 async function stillListed(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<boolean> {

@@ -29,7 +29,8 @@ export const inventorySourcesCollector = defineCollector<'management'>({
       const result = source.lastDiscoveryResult?.status;
       if (result) samples.push({ name: 'dataprotect_inventory_source_discovery_success', labels, value: result === 'OK' ? 1 : 0 });
       if (source.lastDiscovered != null) {
-        samples.push({ name: 'dataprotect_inventory_source_last_discovery_timestamp_seconds', labels, value: source.lastDiscovered / 1000 });
+        const value = source.lastDiscovered / 1000;
+        samples.push({ name: 'dataprotect_inventory_source_last_discovery_timestamp_seconds', labels, value });
       }
     }
     return { samples, items: sources.length };

@@ -27,6 +27,8 @@
  * event is still counted once (its time keeps it remembered).
  */
 
+import type { Logger } from 'pino';
+
 /** How far each run reaches back behind the newest time seen. */
 export const WATERMARK_OVERLAP_MS = 10 * 60_000;
 
@@ -92,7 +94,10 @@ export class EventLedger {
     return true;
   }
 
-  /** like admit, for an event known to have happened after collecting started (an activity followed while running): countFrom does not apply */
+  /**
+   * like admit, for an event known to have happened after collecting started
+   * (an activity followed while running): countFrom does not apply
+   */
   admitFollowed(id: string, time: number): boolean {
     if (this.seen.has(id)) return false;
     this.seen.set(id, time);
@@ -102,6 +107,14 @@ export class EventLedger {
   /** whether the id was remembered (already admitted) */
   has(id: string): boolean {
     return this.seen.has(id);
+  }
+
+  /** Warns of the events dated beyond `latest`: the service's clock or data is off. */
+  warnIfAhead(logger: Logger, events: string): void {
+    if (this.ahead === 0) return;
+    const problem =
+      "later than the exporter's clock plus the overlap: the service's clock or data is off; the watermark does not follow them";
+    logger.warn({ count: this.ahead }, `${events} ${problem}`);
   }
 
   /** the state for the next run, forgetting ids that can no longer come back inside the overlap */

@@ -53,7 +53,8 @@ export type ProtectionSchedule =
       /** why an operation of the stage was left out, when one was */
       readonly skipped?: string;
     }
-  | { readonly readable: false; /** why, for the log (no values of the policy beyond field names and frequencies) */ readonly reason: string };
+  /** reason: why, for the log (no values of the policy beyond field names and frequencies) */
+  | { readonly readable: false; readonly reason: string };
 
 export type RpoSource = 'config' | 'schedule' | 'default';
 
@@ -80,7 +81,9 @@ function readSchedule(schedule: Record<string, unknown>): ProtectionSchedule {
   if (typeof frequency !== 'string') return { readable: false, reason: 'a schedule without frequency' };
   const unit = FREQUENCY_MS[frequency];
   if (unit === undefined) return { readable: false, reason: `unknown schedule frequency ${JSON.stringify(frequency.slice(0, 40))}` };
-  if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1) return { readable: false, reason: `a ${frequency} schedule without a whole interval of at least 1` };
+  if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1) {
+    return { readable: false, reason: `a ${frequency} schedule without a whole interval of at least 1` };
+  }
   if (duration == null) return { readable: true, periodMs: unit * interval, windowMs: null };
   const windowMs = typeof duration === 'string' ? isoDurationMs(duration) : undefined;
   if (windowMs === undefined) return { readable: false, reason: `a ${frequency} schedule whose duration is not an ISO 8601 duration` };
@@ -129,14 +132,18 @@ export function graceMs(periodMs: number, grace: RpoGrace): number {
 }
 
 /** The RPO of one policy under the current settings (first match wins: config, schedule, default). */
-export function policyRpo(policy: { readonly id: string | null; readonly name: string }, schedule: ProtectionSchedule | undefined, settings: ExporterConfig['collection']): PolicyRpo {
+export function policyRpo(policy: PolicyRef, schedule: ProtectionSchedule | undefined, settings: ExporterConfig['collection']): PolicyRpo {
   const configured = configuredRpo(policy, settings);
   if (configured !== undefined) return { ms: configured, source: 'config' };
-  if (schedule?.readable) return { ms: schedule.periodMs + (schedule.windowMs ?? graceMs(schedule.periodMs, settings.rpoGrace)), source: 'schedule' };
+  if (schedule?.readable) {
+    return { ms: schedule.periodMs + (schedule.windowMs ?? graceMs(schedule.periodMs, settings.rpoGrace)), source: 'schedule' };
+  }
   return { ms: settings.defaultRpo, source: 'default' };
 }
 
-function configuredRpo(policy: { readonly id: string | null; readonly name: string }, settings: ExporterConfig['collection']): number | undefined {
+type PolicyRef = { readonly id: string | null; readonly name: string };
+
+function configuredRpo(policy: PolicyRef, settings: ExporterConfig['collection']): number | undefined {
   const byPolicy = settings.rpoByPolicy;
   if (Object.hasOwn(byPolicy, policy.name)) return byPolicy[policy.name];
   if (policy.id !== null && Object.hasOwn(byPolicy, policy.id)) return byPolicy[policy.id];

@@ -68,7 +68,8 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
         const schedule = readProtectionSchedule(policy.stages);
         schedules.set(policy.id, schedule);
         const rpo = policyRpo(policy, schedule, ctx.settings);
-        samples.push({ name: 'dataprotect_policy_rpo_seconds', labels: { target, policy_id: policy.id, policy: policy.name, source: rpo.source }, value: rpo.ms / 1000 });
+        const labels = { target, policy_id: policy.id, policy: policy.name, source: rpo.source };
+        samples.push({ name: 'dataprotect_policy_rpo_seconds', labels, value: rpo.ms / 1000 });
         const reason = schedule.readable ? schedule.skipped : schedule.reason;
         if (reason !== undefined) {
           warned.set(policy.id, reason);

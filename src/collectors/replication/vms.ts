@@ -48,7 +48,8 @@ function vmSamples(target: string, vm: VmRecord): Sample[] {
   // Both series always, so that "excluded bytes" reads 0 rather than nothing.
   for (const included of [true, false]) {
     const megabytes = vm.vmdks.filter((disk) => disk.included === included).reduce((sum, disk) => sum + disk.sizeInMB, 0);
-    samples.push({ name: 'dataprotect_replication_vm_disk_bytes', labels: { target, vm_id: vm.id, vm_name: vm.name, included: String(included) }, value: megabytes * MIB });
+    const diskLabels = { target, vm_id: vm.id, vm_name: vm.name, included: String(included) };
+    samples.push({ name: 'dataprotect_replication_vm_disk_bytes', labels: diskLabels, value: megabytes * MIB });
   }
   return samples;
 }

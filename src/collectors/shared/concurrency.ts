@@ -5,7 +5,12 @@ import pLimit from 'p-limit';
  * failure ends it: no further item starts, and the ones still running are not
  * awaited (their requests end with the run's signal).
  */
-export async function forEachConcurrent<T>(items: readonly T[], limit: number, signal: AbortSignal, work: (item: T) => Promise<void>): Promise<void> {
+export async function forEachConcurrent<T>(
+  items: readonly T[],
+  limit: number,
+  signal: AbortSignal,
+  work: (item: T) => Promise<void>,
+): Promise<void> {
   const running = pLimit(Math.max(1, limit));
   let failed = false;
   const stopOnFailure = async (item: T): Promise<void> => {

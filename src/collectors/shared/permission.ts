@@ -7,6 +7,7 @@
  */
 import type { Logger } from 'pino';
 import { isApiError } from '../../clients/errors';
+import { compositeKey } from '../../util/composite-key';
 
 const REPEAT_AFTER_MS = 60 * 60_000;
 
@@ -32,10 +33,14 @@ const lastLogged = new Map<string, number>();
  * Turns a 403 into a PermissionDenied naming the role needed, logged at most
  * hourly; any other error is returned as it is.
  */
-export function explainForbidden(error: unknown, where: { target: string; collector: string; role: string; logger: Logger; nowMs: number }): unknown {
+export function explainForbidden(
+  error: unknown,
+  where: { target: string; collector: string; role: string; logger: Logger; nowMs: number },
+): unknown {
   if (!(isApiError(error) && error.kind === 'status' && error.status === 403)) return error;
-  const message = `the account has no access to ${error.endpoint} (HTTP 403): the ${where.collector} collector needs the ${where.role} role`;
-  const key = `${where.target}\u0000${where.collector}`;
+  const message =
+    `the account has no access to ${error.endpoint} (HTTP 403): the ${where.collector} collector needs the ${where.role} role`;
+  const key = compositeKey([where.target, where.collector]);
   const last = lastLogged.get(key);
   if (last === undefined || where.nowMs - last >= REPEAT_AFTER_MS || where.nowMs < last) {
     lastLogged.set(key, where.nowMs);

@@ -13,11 +13,17 @@ export const replicationContextsCollector = defineCollector<'storage', PerSystem
   kind: 'storage',
   description: 'MTree replication contexts per storage system: lag since the last sync and state.',
   defaultSchedule: '* * * * *',
-  metrics: ['dataprotect_storage_system_collector_success', 'dataprotect_storage_replication_lag_seconds', 'dataprotect_storage_replication_state'],
+  metrics: [
+    'dataprotect_storage_system_collector_success',
+    'dataprotect_storage_replication_lag_seconds',
+    'dataprotect_storage_replication_state',
+  ],
   collect(ctx, signal) {
     return collectPerSystem('replication', ctx, signal, async (system, systemSignal) => {
       const { unique: contexts, duplicates } = uniqueBy(await ctx.client.replicationContexts(system, systemSignal), (c) => c.id);
-      if (duplicates.length > 0) ctx.logger.warn({ system_id: system.id, duplicates }, 'replication contexts listed twice: keeping the first');
+      if (duplicates.length > 0) {
+        ctx.logger.warn({ system_id: system.id, duplicates }, 'replication contexts listed twice: keeping the first');
+      }
       const nowSeconds = ctx.now().getTime() / 1000;
       return contexts.flatMap((context) => contextSamples(ctx.target.name, system.id, context, nowSeconds));
     });
