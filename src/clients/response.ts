@@ -33,6 +33,13 @@ export function errorForStatus(response: HttpResponse, endpoint: string, doing?:
   return new ApiError(response.status === 401 ? 'auth' : 'status', endpoint, message, response.status);
 }
 
+/** A login the API refused (401, 403): an `auth` error naming the user (never the password), undefined for other statuses. */
+export function loginRejected(response: HttpResponse, endpoint: string, username: string): ApiError | undefined {
+  if (response.status !== 401 && response.status !== 403) return undefined;
+  const reason = serverReason(response.text);
+  return new ApiError('auth', endpoint, `login rejected for user ${username} (HTTP ${response.status}${reason ? `: ${reason}` : ''})`, response.status);
+}
+
 /** Throws errorForStatus unless the status is one of `accepted` (default 200). */
 export function expectStatus(response: HttpResponse, endpoint: string, accepted: readonly number[] = [200]): void {
   if (!accepted.includes(response.status)) throw errorForStatus(response, endpoint);

@@ -3,7 +3,7 @@ import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import { parseJson, type HttpCore } from '../http';
-import { errorForStatus, serverReason, validate, validateItems } from '../response';
+import { errorForStatus, loginRejected, validate, validateItems } from '../response';
 import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
 import { and, isIn, type Filter } from './filter';
 import { isLiveCopy, liveCopiesOnly } from './copy-states';
@@ -49,8 +49,6 @@ export interface ListOptions {
 const BY_ID: PartitionKey = { field: 'id', nullable: false };
 /** The token's lifetime when the login answer has no expires_in. */
 const DEFAULT_TOKEN_TTL_SECONDS = 3600;
-/** Time given to the logout at shutdown. */
-const LOGOUT_TIMEOUT_MS = 5_000;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
 export const LATEST_COPIES_BATCH = 100;
 
@@ -230,21 +228,9 @@ export class ManagementClient {
 
   /** Logs out (when logged in) and closes the connections; never throws. */
   async close(): Promise<void> {
-    const token = await this.session.release();
-    if (token) {
-      try {
-        await this.http.request({
-          method: 'POST',
-          endpoint: ENDPOINTS.logout,
-          path: ENDPOINTS.logout,
-          headers: { authorization: `Bearer ${token}` },
-          signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS),
-          idempotent: false,
-        });
-      } catch (error) {
-        this.deps.logger.debug({ err: error }, 'logout failed');
-      }
-    }
+    await this.session.close((token, signal) =>
+      this.http.request({ method: 'POST', endpoint: ENDPOINTS.logout, path: ENDPOINTS.logout, headers: { authorization: `Bearer ${token}` }, signal, idempotent: false }),
+    );
     await this.http.close();
   }
 
@@ -269,10 +255,8 @@ export class ManagementClient {
       path: endpoint,
       body: { username: this.target.username, password: this.target.password.reveal() },
     });
-    if (response.status === 401 || response.status === 403) {
-      const reason = serverReason(response.text);
-      throw new ApiError('auth', endpoint, `login rejected for user ${this.target.username} (HTTP ${response.status}${reason ? `: ${reason}` : ''})`, response.status);
-    }
+    const rejected = loginRejected(response, endpoint, this.target.username);
+    if (rejected) throw rejected;
     if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
     let body: unknown;
     try {

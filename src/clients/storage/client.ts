@@ -22,9 +22,9 @@ import {
   type StorageAlert,
   type SystemDetails,
 } from './schemas';
-import { AUTH_PATH, TOKEN_HEADER, storageLogin, storageLogout } from './auth';
+import { AUTH_PATH, TOKEN_HEADER, storageLogin } from './auth';
 import { TokenSession } from '../token-session';
-import { waitUnlessAborted } from '../wait';
+import { SingleFlight } from '../../util/single-flight';
 
 export * from './schemas';
 export { restSystemPath, type ResourcePath } from './paths';
@@ -75,7 +75,7 @@ export class StorageClient {
   private readonly session: TokenSession;
   private readonly spelling: SpellingResolver;
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
-  private discovering: Promise<StorageDiscovery> | undefined;
+  private readonly discovery = new SingleFlight(() => this.runDiscovery());
 
   constructor(
     readonly target: TargetConfig,
@@ -110,19 +110,9 @@ export class StorageClient {
   async discover(signal?: AbortSignal): Promise<StorageDiscovery> {
     const cached = this.cachedDiscovery;
     if (cached && Date.now() - cached.atMs < DISCOVERY_TTL_MS) return cached.value;
-    this.discovering ??= this.runDiscovery()
-      .then((value) => {
-        this.cachedDiscovery = { atMs: Date.now(), value };
-        return value;
-      })
-      .finally(() => {
-        this.discovering = undefined;
-      });
-    return waitUnlessAborted(
-      this.discovering,
-      signal,
-      () => new ApiError('aborted', '/rest/v1.0/store-systems', 'aborted by the collector time limit while waiting for the system discovery'),
-    );
+    const abortError = (): ApiError =>
+      new ApiError('aborted', '/rest/v1.0/store-systems', 'aborted by the collector time limit while waiting for the system discovery');
+    return this.discovery.run(signal, abortError);
   }
 
   /** GET /rest/v1.0/system: the server itself (on a management center, the center). */
@@ -176,12 +166,19 @@ export class StorageClient {
 
   /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
   async close(): Promise<void> {
-    const token = await this.session.release();
-    if (token !== undefined) await storageLogout(this.http, this.target, token, this.deps.logger);
+    await this.session.close((token, signal) =>
+      this.http.request({ method: 'DELETE', path: AUTH_PATH, endpoint: AUTH_PATH, headers: { [TOKEN_HEADER]: token }, signal }),
+    );
     await this.http.close();
   }
 
   private async runDiscovery(): Promise<StorageDiscovery> {
+    const value = await this.findSystems();
+    this.cachedDiscovery = { atMs: Date.now(), value };
+    return value;
+  }
+
+  private async findSystems(): Promise<StorageDiscovery> {
     const mode = this.target.storageMode;
     if (mode === 'appliance') return applianceDiscovery(await this.systemDetails());
     if (mode === 'center') return { mode: 'center', systems: toRefs(await this.managedSystems()) };
