@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from './errors';
-import { parseJson, type HttpResponse } from './http';
+import type { HttpResponse } from './http';
 import { check, oneLine, summarize } from '../util/validation';
 import { countSkippedItem } from './run-requests';
 
@@ -126,3 +126,16 @@ export const optional = <S extends z.ZodType>(schema: S) => schema.nullish().tra
 /** A string or number identifier, read as a string (APIs differ on ids' JSON type). */
 export const idString = z.union([z.string(), z.number()]).transform((value) => String(value));
 
+/**
+ * Parses a JSON body; a malformed body becomes a bounded `parse` error, never
+ * a crash. The parser's message is quoted without the piece of the body it
+ * cites, which could be anything the body holds.
+ */
+export function parseJson(response: HttpResponse, endpoint: string): unknown {
+  try {
+    return JSON.parse(response.text);
+  } catch (error) {
+    const problem = (error as Error).message.replace(/, ".*" is not valid JSON$/s, ' (not valid JSON)').slice(0, 120);
+    throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte body: ${problem}`, response.status);
+  }
+}
