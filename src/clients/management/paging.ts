@@ -14,6 +14,7 @@
  * Stopping the iteration early (break) sends nothing more (random paging
  * aborts the pages it had already requested ahead).
  */
+import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../listing-bound';
@@ -68,14 +69,15 @@ const serialEnvelope = z.object({
 });
 
 /**
- * Random paging: page 1, then, once it tells how many pages there are, up to
- * `concurrency` pages requested ahead (the target's connections: a listing
- * of 20 pages does not take 20 round trips one after another), yielded in
- * page order. The next pages are requested before a page's items are handed
- * over, so they load while the caller works. A page's own totalPages is
- * honoured as it comes: a list that grew is read on, one that shrank ends
- * there. Pages requested ahead and not used (the caller stopped, a page
- * failed) are aborted.
+ * Random paging: page 1, then, once it tells how many pages there are, every
+ * page, at most `concurrency` in flight at once (the limiter of
+ * forEachConcurrent: a listing of 20 pages does not take 20 round trips one
+ * after another, nor holds every connection of the target), yielded in page
+ * order. Pages are requested before a page's items are handed over, so they
+ * load while the caller works. A page's own totalPages is honoured as it
+ * comes: a list that grew is read on, one that shrank ends there. Pages
+ * requested and not used (the caller stopped, a page failed) are aborted or,
+ * still queued, never sent.
  */
 export async function* randomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
@@ -83,64 +85,94 @@ export async function* randomPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
   concurrency = 1,
 ): AsyncGenerator<Array<z.output<S>>> {
-  const ahead = new Map<number, ReturnType<PageFetcher>>();
-  /** aborts the pages requested ahead; made when the first is (most listings have one page) */
-  let abandon: AbortController | undefined;
-  let known = 1; // pages known to exist: page 1 until its answer tells more
-  let nextToRequest = 1;
-  const request = (page: number): ReturnType<PageFetcher> => {
-    let pageSignal = signal;
-    if (page > 1) {
-      abandon ??= new AbortController();
-      pageSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
-    }
-    return fetchPage({
-      endpoint: spec.endpoint,
-      path: spec.path + queryString(spec.query, { page, pageSize: spec.pageSize }),
-      idempotent: true,
-      ...(pageSignal ? { signal: pageSignal } : {}),
-    });
-  };
-  const fill = (): void => {
-    while (nextToRequest <= known && ahead.size < Math.max(1, concurrency)) {
-      const answer = request(nextToRequest);
-      answer.catch(() => undefined); // a page never used is not an unhandled rejection; a used one throws where awaited
-      ahead.set(nextToRequest++, answer);
-    }
-  };
+  const pages = new PagesAhead(fetchPage, spec, signal, concurrency);
   try {
-    fill();
     for (let page = 1; ; page++) {
-      const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: page <= known, and the window starts at it
-      ahead.delete(page);
-      const { body, status } = await answer;
-      const envelope = validate(body, spec.endpoint, randomEnvelope, status);
-      // Without page information the answer is the whole list (asking for page 2
-      // of a service that ignores `page` would return the same items forever).
-      const totalPages = envelope.page?.totalPages;
-      if (totalPages != null && totalPages > maxPages(spec)) {
-        throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
-      }
-      const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
-      const last = totalPages == null || page >= totalPages;
-      if (!last && envelope.content.length === 0) {
-        // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
-        throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
-      }
-      const total = envelope.page?.totalElements;
-      const readable = last ? page : readablePages(spec, totalPages, total, status);
-      const cut = !last && page >= readable;
-      if (cut) spec.cutAtLimit?.(total ?? 0, page * spec.pageSize);
-      if (!last && !cut) {
-        known = readable;
-        fill(); // before handing the items over: the next pages load while the caller works
-      }
+      const { body, status } = await pages.take(page);
+      const { items, last, cut, readable } = checkRandomPage(body, status, page, spec);
+      if (!last && !cut) pages.requestUpTo(readable); // before handing the items over: the next pages load while the caller works
       if (items.length > 0) yield items;
       if (last || cut) return;
     }
   } finally {
-    if (ahead.size > 0) abandon?.abort();
+    pages.abandon();
   }
+}
+
+/** The pages of one random-paged listing requested ahead of their use, through one limiter. */
+class PagesAhead<S extends z.ZodType> {
+  private readonly ahead = new Map<number, ReturnType<PageFetcher>>();
+  private readonly limit: pLimit.Limit;
+  /** aborts the pages requested ahead; made when the first is (most listings have one page) */
+  private abandoned: AbortController | undefined;
+  private requested = 0;
+
+  constructor(
+    private readonly fetchPage: PageFetcher,
+    private readonly spec: ListSpec<S>,
+    private readonly signal: AbortSignal | undefined,
+    concurrency: number,
+  ) {
+    this.limit = pLimit(Math.max(1, concurrency));
+    this.requestUpTo(1);
+  }
+
+  /** The answer of a page requested before (page <= the last requested). */
+  take(page: number): ReturnType<PageFetcher> {
+    const answer = this.ahead.get(page) as ReturnType<PageFetcher>;
+    this.ahead.delete(page);
+    return answer;
+  }
+
+  requestUpTo(last: number): void {
+    while (this.requested < last) {
+      const page = ++this.requested;
+      const answer = this.limit(() => this.request(page));
+      answer.catch(() => undefined); // a page never used is not an unhandled rejection; a used one throws where awaited
+      this.ahead.set(page, answer);
+    }
+  }
+
+  abandon(): void {
+    if (this.ahead.size === 0) return;
+    this.limit.clearQueue();
+    this.abandoned?.abort();
+  }
+
+  private request(page: number): ReturnType<PageFetcher> {
+    let signal = this.signal;
+    if (page > 1) {
+      this.abandoned ??= new AbortController();
+      signal = signal ? AbortSignal.any([signal, this.abandoned.signal]) : this.abandoned.signal;
+    }
+    const { endpoint, path, query, pageSize } = this.spec;
+    return this.fetchPage({ endpoint, path: path + queryString(query, { page, pageSize }), idempotent: true, ...(signal ? { signal } : {}) });
+  }
+}
+
+/**
+ * One random page checked: its items, whether it is the last, whether the
+ * listing is cut at the 10,000-result limit here, and the pages there are to read.
+ */
+function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, page: number, spec: ListSpec<S>) {
+  const envelope = validate(body, spec.endpoint, randomEnvelope, status);
+  // Without page information the answer is the whole list (asking for page 2
+  // of a service that ignores `page` would return the same items forever).
+  const totalPages = envelope.page?.totalPages;
+  if (totalPages != null && totalPages > maxPages(spec)) {
+    throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
+  }
+  const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
+  const last = totalPages == null || page >= totalPages;
+  if (!last && envelope.content.length === 0) {
+    // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
+    throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
+  }
+  const total = envelope.page?.totalElements;
+  const readable = last ? page : readablePages(spec, totalPages, total, status);
+  const cut = !last && page >= readable;
+  if (cut) spec.cutAtLimit?.(total ?? 0, page * spec.pageSize);
+  return { items, last, cut, readable };
 }
 
 /**
