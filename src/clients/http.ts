@@ -2,12 +2,12 @@ import { Pool, errors as undiciErrors } from 'undici';
 import type { Dispatcher } from 'undici';
 import { trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
-import { setTimeout as delay } from 'node:timers/promises';
 import { ApiError } from './errors';
 import { readBody } from './body';
 import type { ResponseBudget } from './response-budget';
 import { retryDelay, type RetryPolicy } from './retry';
 import { Redactor } from '../util/secret';
+import { settlesWithin } from '../util/settles-within';
 import { sleep } from '../util/sleep';
 import { countRequest } from './run-requests';
 
@@ -186,11 +186,7 @@ export class HttpCore {
 
   /** Lets requests in flight finish for `graceMs`, then cuts them off: a source that hangs cannot hold a stop or a reload. */
   async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
-    const closed = this.pool.close().then(() => true, () => false);
-    const grace = new AbortController();
-    const finished = await Promise.race([closed, delay(graceMs, false, { signal: grace.signal }).catch(() => false)]);
-    grace.abort();
-    if (!finished) await this.pool.destroy().catch(() => undefined);
+    if (!(await settlesWithin(this.pool.close(), graceMs))) await this.pool.destroy().catch(() => undefined);
   }
 }
 
