@@ -8,7 +8,12 @@ import { formatBytes } from '../util/bytes';
  * and one the process-wide response budget takes back, before either fills
  * the memory: a `protocol` error, not an exhausted heap.
  */
-export function readBody(response: Dispatcher.ResponseData, endpoint: string, limit: number, budget: ResponseBudget | undefined): Promise<string> {
+export function readBody(
+  response: Dispatcher.ResponseData,
+  endpoint: string,
+  limit: number,
+  budget: ResponseBudget | undefined,
+): Promise<string> {
   const refusal = (reason: string): ApiError => new ApiError('protocol', endpoint, reason, response.statusCode);
   const tooLarge = (): ApiError => refusal(`response body larger than ${formatBytes(limit)} (maxResponseBytes)`);
   const body = response.body;
@@ -28,9 +33,8 @@ export function readBody(response: Dispatcher.ResponseData, endpoint: string, li
       body.destroy();
       reject(error);
     };
-    const limitBytes = formatBytes(budget?.limitBytes ?? 0);
-    const refusedByBudget = (): void =>
-      settle(refusal(`response body stopped at ${formatBytes(size)}, the largest of the bodies filling the ${limitBytes} buffered across all targets (maxBufferedResponseBytes)`));
+    const shared = `the bodies filling the ${formatBytes(budget?.limitBytes ?? 0)} buffered across all targets (maxBufferedResponseBytes)`;
+    const refusedByBudget = (): void => settle(refusal(`response body stopped at ${formatBytes(size)}, the largest of ${shared}`));
     const budgeted = budget?.open(refusedByBudget);
     // Event listeners rather than `for await`: no promise per chunk.
     body.on('data', (chunk: Buffer) => {

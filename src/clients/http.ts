@@ -178,10 +178,11 @@ export class HttpCore {
   /** What ended an attempt: the caller's signal, the attempt's time limit, or the network. */
   private attemptError(error: unknown, request: HttpRequest, deadline: AbortSignal): ApiError {
     if (error instanceof ApiError) return error;
-    const { endpoint } = request;
-    if (request.signal?.aborted) return new ApiError('aborted', endpoint, 'aborted by the collector time limit', undefined, { cause: error });
-    if (deadline.aborted) return new ApiError('timeout', endpoint, `no answer within ${this.options.requestTimeoutMs} ms`, undefined, { cause: error });
-    return new ApiError('network', endpoint, describeNetworkError(error), undefined, { cause: error });
+    const failed = (kind: ApiError['kind'], why: string): ApiError =>
+      new ApiError(kind, request.endpoint, why, undefined, { cause: error });
+    if (request.signal?.aborted) return failed('aborted', 'aborted by the collector time limit');
+    if (deadline.aborted) return failed('timeout', `no answer within ${this.options.requestTimeoutMs} ms`);
+    return failed('network', describeNetworkError(error));
   }
 
   /** Lets requests in flight finish for `graceMs`, then cuts them off: a source that hangs cannot hold a stop or a reload. */

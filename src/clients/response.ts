@@ -37,7 +37,8 @@ export function errorForStatus(response: HttpResponse, endpoint: string, doing?:
 export function loginRejected(response: HttpResponse, endpoint: string, username: string): ApiError | undefined {
   if (response.status !== 401 && response.status !== 403) return undefined;
   const reason = serverReason(response.text);
-  return new ApiError('auth', endpoint, `login rejected for user ${username} (HTTP ${response.status}${reason ? `: ${reason}` : ''})`, response.status);
+  const status = `HTTP ${response.status}${reason ? `: ${reason}` : ''}`;
+  return new ApiError('auth', endpoint, `login rejected for user ${username} (${status})`, response.status);
 }
 
 /** Throws errorForStatus unless the status is one of `accepted` (default 200). */

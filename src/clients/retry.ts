@@ -17,20 +17,20 @@ export interface RetryPolicy {
   backoffBaseMs: number;
 }
 
-/** What one attempt gave: an answer with its status and headers, or a failure. */
-export interface AttemptOutcome {
-  status?: number;
-  headers?: Record<string, string | string[] | undefined>;
-  failure?: ApiError;
-}
 
 /**
- * The wait before attempt `attempt + 1`, or undefined when the outcome is
- * final. A request that is not idempotent is asked again only when the server
+ * The wait before attempt `attempt + 1`, or undefined when the outcome of
+ * attempt `attempt` (an answer or a failure) is final. A request that is not idempotent is asked again only when the server
  * refused it outright (429, 503): after a network error, timeout, 502 or 504
  * it may already have been processed.
  */
-export function retryDelay(outcome: AttemptOutcome, attempt: number, waited: number, idempotent: boolean, policy: RetryPolicy): number | undefined {
+export function retryDelay(
+  outcome: { status?: number; headers?: Record<string, string | string[] | undefined>; failure?: ApiError | undefined },
+  attempt: number,
+  waited: number,
+  idempotent: boolean,
+  policy: RetryPolicy,
+): number | undefined {
   const { status, failure } = outcome;
   // A body refused for its size is no passing fault: asking again would read it again.
   const transientFailure = failure !== undefined && (failure.kind === 'network' || failure.kind === 'timeout');

@@ -21,8 +21,16 @@ import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
 import { validate, validateItems } from '../response';
 
-/** Fetches one page and returns its parsed JSON body; `idempotent: false` forbids retries that could resend the request. */
-export type PageFetcher = (request: { endpoint: string; path: string; idempotent: boolean; signal?: AbortSignal }) => Promise<{ body: unknown; status: number }>;
+/** One GET; `idempotent: false` forbids retries that could resend the request. */
+export interface PageRequest {
+  endpoint: string;
+  path: string;
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Fetches one page and returns its parsed JSON body. */
+export type PageFetcher = (request: PageRequest & { idempotent: boolean }) => Promise<{ body: unknown; status: number }>;
 
 export interface ListSpec<S extends z.ZodType> {
   /** path template for metrics, e.g. /api/v2/assets/{id}/copies */
@@ -85,68 +93,44 @@ export async function* randomPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
   concurrency = 1,
 ): AsyncGenerator<Array<z.output<S>>> {
-  const pages = new PagesAhead(fetchPage, spec, signal, concurrency);
+  const limit = pLimit(Math.max(1, concurrency));
+  const ahead = new Map<number, ReturnType<PageFetcher>>();
+  /** aborts the pages requested ahead; made when the first is (most listings have one page) */
+  let abandon: AbortController | undefined;
+  let requested = 0;
+  const request = (page: number): ReturnType<PageFetcher> => {
+    let pageSignal = signal;
+    if (page > 1) {
+      abandon ??= new AbortController();
+      pageSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
+    }
+    const path = spec.path + queryString(spec.query, { page, pageSize: spec.pageSize });
+    return fetchPage({ endpoint: spec.endpoint, path, idempotent: true, ...(pageSignal ? { signal: pageSignal } : {}) });
+  };
+  const requestUpTo = (last: number): void => {
+    while (requested < last) {
+      const page = ++requested;
+      const answer = limit(() => request(page));
+      answer.catch(() => undefined); // a page never used is not an unhandled rejection; a used one throws where awaited
+      ahead.set(page, answer);
+    }
+  };
   try {
+    requestUpTo(1);
     for (let page = 1; ; page++) {
-      const { body, status } = await pages.take(page);
+      const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: the pages up to `readable` are
+      ahead.delete(page);
+      const { body, status } = await answer;
       const { items, last, cut, readable } = checkRandomPage(body, status, page, spec);
-      if (!last && !cut) pages.requestUpTo(readable); // before handing the items over: the next pages load while the caller works
+      if (!last && !cut) requestUpTo(readable); // before handing the items over: the next pages load while the caller works
       if (items.length > 0) yield items;
       if (last || cut) return;
     }
   } finally {
-    pages.abandon();
-  }
-}
-
-/** The pages of one random-paged listing requested ahead of their use, through one limiter. */
-class PagesAhead<S extends z.ZodType> {
-  private readonly ahead = new Map<number, ReturnType<PageFetcher>>();
-  private readonly limit: pLimit.Limit;
-  /** aborts the pages requested ahead; made when the first is (most listings have one page) */
-  private abandoned: AbortController | undefined;
-  private requested = 0;
-
-  constructor(
-    private readonly fetchPage: PageFetcher,
-    private readonly spec: ListSpec<S>,
-    private readonly signal: AbortSignal | undefined,
-    concurrency: number,
-  ) {
-    this.limit = pLimit(Math.max(1, concurrency));
-    this.requestUpTo(1);
-  }
-
-  /** The answer of a page requested before (page <= the last requested). */
-  take(page: number): ReturnType<PageFetcher> {
-    const answer = this.ahead.get(page) as ReturnType<PageFetcher>;
-    this.ahead.delete(page);
-    return answer;
-  }
-
-  requestUpTo(last: number): void {
-    while (this.requested < last) {
-      const page = ++this.requested;
-      const answer = this.limit(() => this.request(page));
-      answer.catch(() => undefined); // a page never used is not an unhandled rejection; a used one throws where awaited
-      this.ahead.set(page, answer);
+    if (ahead.size > 0) {
+      limit.clearQueue(); // queued pages are never sent
+      abandon?.abort();
     }
-  }
-
-  abandon(): void {
-    if (this.ahead.size === 0) return;
-    this.limit.clearQueue();
-    this.abandoned?.abort();
-  }
-
-  private request(page: number): ReturnType<PageFetcher> {
-    let signal = this.signal;
-    if (page > 1) {
-      this.abandoned ??= new AbortController();
-      signal = signal ? AbortSignal.any([signal, this.abandoned.signal]) : this.abandoned.signal;
-    }
-    const { endpoint, path, query, pageSize } = this.spec;
-    return this.fetchPage({ endpoint, path: path + queryString(query, { page, pageSize }), idempotent: true, ...(signal ? { signal } : {}) });
   }
 }
 
@@ -166,7 +150,8 @@ function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, pag
   const last = totalPages == null || page >= totalPages;
   if (!last && envelope.content.length === 0) {
     // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
-    throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
+    const problem = `random paging: page ${page} is empty but the service claims ${totalPages} pages`;
+    throw new ApiError('protocol', spec.endpoint, problem, status);
   }
   const total = envelope.page?.totalElements;
   const readable = last ? page : readablePages(spec, totalPages, total, status);
@@ -184,7 +169,8 @@ function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, pag
 function readablePages(spec: ListSpec<z.ZodType>, totalPages: number, total: number | null | undefined, status: number): number {
   if (total == null || total <= RANDOM_PAGING_LIMIT) return totalPages;
   if (!spec.cutAtLimit) {
-    throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
+    const problem = `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`;
+    throw new ApiError('protocol', spec.endpoint, problem, status);
   }
   return Math.floor(RANDOM_PAGING_LIMIT / spec.pageSize);
 }
@@ -214,7 +200,8 @@ export async function* serialPages<S extends z.ZodType>(
       throw new ApiError('protocol', spec.endpoint, `serial paging: page ${page} is empty but its queryState is not END`, status);
     }
     if (next === 'BEGIN' || used.has(next)) {
-      throw new ApiError('protocol', spec.endpoint, `serial paging: the service returned queryState "${next.slice(0, 40)}" again; a token is never sent twice`, status);
+      const problem = `serial paging: the service returned queryState "${next.slice(0, 40)}" again; a token is never sent twice`;
+      throw new ApiError('protocol', spec.endpoint, problem, status);
     }
     if (page >= maxPages(spec)) throw tooManyPages(spec.endpoint, `serial paging did not reach END after ${page} pages`, spec, status);
     used.add(next);

@@ -52,7 +52,8 @@ function itemSchema(schema: z.ZodObject, fields: readonly string[]): z.ZodType {
   let item = byFields.get(key);
   if (!item) {
     const shape = schema.shape as Record<string, z.ZodType>;
-    byFields.set(key, (item = fields.length > 0 ? z.object(Object.fromEntries(fields.map((field) => [field, shape[field] as z.ZodType]))) : schema));
+    item = fields.length > 0 ? z.object(Object.fromEntries(fields.map((field) => [field, shape[field] as z.ZodType]))) : schema;
+    byFields.set(key, item);
   }
   return item;
 }
@@ -154,7 +155,8 @@ export class ReplicationClient {
     const endpoint = BASE + resource;
     const response = await this.get(endpoint + listQueryString(serverNames ? renamedQuery(query, serverNames) : query), endpoint, signal);
     const body = parseJson(response, endpoint);
-    if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`, response.status);
+    const problem = `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`;
+    if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, problem, response.status);
     // Item by item: a bad item is skipped and counted, named by its index.
     const item = itemSchema(schema, query.fields);
     const items: unknown[] = [];

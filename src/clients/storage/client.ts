@@ -55,6 +55,7 @@ export const DISCOVERY_TTL_MS = 60_000;
 export const MAX_STORAGE_PAGE_SIZE = 200;
 /** Statuses of GET /rest/v1.0/store-systems by which a server says it lists no managed systems (it is an appliance). */
 const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
+const ACTIVE = { filter: 'status=active' };
 
 /**
  * Client of the storage appliance / management center API (port 3009).
@@ -150,7 +151,7 @@ export class StorageClient {
   /** Active alerts: `GET /rest/v1.0/store-systems/{id}/alerts?filter=status=active`, every page. */
   async activeAlerts(system: StorageSystemRef, signal?: AbortSignal): Promise<StorageAlert[]> {
     const alerts = await this.spelling.resolve((spelling) =>
-      this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal),
+      this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), ACTIVE, 'alert_list', storageAlertSchema, signal),
     );
     // The filter is the server's job; checking again keeps cleared alerts out if it is ignored
     // (an alert without a status was served for status=active, and counts).
@@ -227,7 +228,7 @@ export class StorageClient {
   }
 
   /** GET with the session's token (see TokenSession.send for the 401), a 200 required, JSON parsed. */
-  private async getJson(resource: ResourcePath, signal: AbortSignal | undefined, query: Record<string, string | number> = {}): Promise<unknown> {
+  private async getJson(resource: ResourcePath, signal?: AbortSignal, query: Record<string, string | number> = {}): Promise<unknown> {
     const { endpoint } = resource;
     const response = await this.session.send(endpoint, signal, (token) =>
       this.http.request({
@@ -254,12 +255,11 @@ export function capacityOfTier(sample: CapacitySample, tier: CapacityTier, endpo
   const { collection_epoch } = sample;
   if (sample.tier_capacity_usage) {
     const usage = sample.tier_capacity_usage.find((entry) => entry.tier === tier);
-    return usage && { collection_epoch, physical_capacity: usage.physical_capacity, logical_capacity: usage.logical_capacity, compression_factor: usage.compression_factor };
+    return usage && tierCapacity(collection_epoch, usage);
   }
-  if (sample.physical_capacity) {
-    return { collection_epoch, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
-  }
-  throw new ApiError('protocol', endpoint, `the capacity sample of ${sample.collection_epoch} carries neither physical_capacity nor tier_capacity_usage`);
+  if (sample.physical_capacity) return tierCapacity(collection_epoch, { ...sample, physical_capacity: sample.physical_capacity });
+  const problem = `the capacity sample of ${collection_epoch} carries neither physical_capacity nor tier_capacity_usage`;
+  throw new ApiError('protocol', endpoint, problem);
 }
 
 /**
@@ -272,6 +272,12 @@ export function chooseMode(listed: readonly ManagedSystem[] | undefined, self: S
   const selfId = self.uuid !== undefined ? plainSystemId(self.uuid) : undefined;
   const managed = (listed ?? []).filter((system) => plainSystemId(system.id) !== selfId);
   return managed.length > 0 ? { mode: 'center', systems: toRefs(managed) } : applianceDiscovery(self);
+}
+
+/** A tier's capacity figures, whatever else `figures` carries. */
+function tierCapacity(collection_epoch: number, figures: Omit<TierCapacity, 'collection_epoch'>): TierCapacity {
+  const { physical_capacity, logical_capacity, compression_factor } = figures;
+  return { collection_epoch, physical_capacity, logical_capacity, compression_factor };
 }
 
 function applianceDiscovery(details: SystemDetails): StorageDiscovery {
