@@ -20,14 +20,12 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
-# Heap cap sized for the largest estate of docs/sizing.md, 50,000 assets: peak
-# RSS 1,241 MB through its rounds with this cap, inside the 2 GiB limit of the
-# Kubernetes manifests. A cap below the live set ends the process with "heap out
-# of memory" (320 MB does at 25,000 assets). For a smaller estate, lower the cap
-# and the container's memory limit together (docs/sizing.md lists both per size).
-# Young generation: 16 MB semi-spaces, so that the short-lived JSON of a cold
-# round is not scavenged and promoted over and over (docs/performance.md).
-ENV NODE_OPTIONS="--max-old-space-size=1536 --max-semi-space-size=16"
+# No --max-old-space-size: collection runs in a thread whose heap ceiling is the
+# configuration's collection.heapLimit (640MiB by default, sized for 50,000
+# assets: docs/sizing.md), and the flag would override it. Young generation: 16 MB
+# semi-spaces, so that the short-lived JSON of a cold round is not scavenged and
+# promoted over and over (docs/performance.md).
+ENV NODE_OPTIONS="--max-semi-space-size=16"
 WORKDIR /app
 COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist

@@ -2,8 +2,8 @@
  * npm run bench: the exporter against simulated estates, measured: the
  * sizing figures and the budgets in one command.
  *
- *   npm run bench -- [--estates 1k,10k,25k,50k] [--rounds 3] [--ha-seconds 90]
- *     [--ha-interval 15] [--stress-seconds 10] [--no-overhead] [--no-cardinality]
+ *   npm run bench -- [--estates 1k,10k,25k,50k] [--rounds 3] [--ha-seconds 100]
+ *     [--ha-interval 1] [--stress-seconds 10] [--no-overhead] [--no-cardinality]
  *     [--hostile] [--no-otlp | --otlp-only] [--exporter-node-options docker | --exporter-node-options "--max-old-space-size=320"]
  *
  * Estates are named by asset count, with the proportions stated in
@@ -23,9 +23,11 @@
  *      simulated clock moving 60 s each until --rounds rounds have run;
  *   3. HA scrapes: while rounds run back to back with the clock moving, two
  *      scrapers (an HA pair of Prometheus servers) each scrape every
- *      --ha-interval seconds (15, as configured in practice) for --ha-seconds,
- *      gzip, from start offsets spread over the interval: the budgeted p99.
- *      The exporter's peak RSS so far is the budgeted one;
+ *      --ha-interval seconds (1: 200 scrapes in the default 100 s, enough
+ *      for a p99) for --ha-seconds, gzip, from start offsets spread over the
+ *      interval: the budgeted p99. Meanwhile the serving thread's event-loop
+ *      delay is sampled (budgeted too). The exporter's peak RSS so far is the
+ *      budgeted one;
  *   4. stress: 20 clients scraping back to back for --stress-seconds (or
  *      --scrape-seconds) during rounds: reported, not budgeted (no user
  *      scrapes so), with the peak RSS after it;
@@ -51,7 +53,7 @@ import { startChild, type Child } from './support/ipc';
 import type { ListingSizes, SimChildOptions, SimHello, StatsReport } from './support/sim-child';
 import type { BaselineReport } from './support/bare-fetch';
 import type { ExporterChildOptions, ExporterHello, LoopDelayReport, MemoryReport, RoundReport } from './support/exporter-child';
-import { describeRatios, estateName, ESTATES } from './support/estates';
+import { describeRatios, estateName, ESTATES, SIZING_HEAP_LIMITS } from './support/estates';
 import { exporterNodeOptions } from './support/node-options';
 import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFigures } from './support/scrape';
 import { HOSTILE_KINDS, startHostileServer, type HostileKind, type HostileServer } from './support/hostile';
@@ -91,24 +93,27 @@ interface Options {
   otlpOnly: boolean;
   /** node flags of the exporter's process (what NODE_OPTIONS would hold in production) */
   exporterNodeOptions: string[];
+  /** collection.heapLimit of the exporters: a size, `sizing` (the sizing guide's per estate), or the default */
+  heapLimit?: string;
 }
 
 const USAGE = `usage: npm run bench -- [options]   (what each phase measures: docs/performance.md)
   --estates 1k,10k,25k,50k          estates by asset count (default 1k,10k)
   --rounds N                        collection rounds of exporter B, at least 2 (default 3)
-  --ha-seconds N, --ha-interval N   HA scrape phase length and interval, in seconds (default 90, 15)
+  --ha-seconds N, --ha-interval N   HA scrape phase length and interval, in seconds (default 100, 1)
   --stress-seconds N                back-to-back scrape phase, in seconds (default 10)
   --no-overhead, --no-cardinality   skip the overhead or the perAssetSeries phase
   --hostile                         add the hostile look-alike phase
   --no-otlp | --otlp-only           skip the OTLP events phase, or run it alone
   --exporter-node-options docker|"FLAGS"   NODE_OPTIONS of the exporter (docker: the Dockerfile's)
+  --heap-limit sizing|SIZE          collection.heapLimit (sizing: docs/sizing.md's per estate)
   --help                            this text`;
 
 /** A wrong command line: its message and the usage, no stack trace. */
 class UsageError extends Error {}
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { estates: ['1k', '10k'], rounds: 3, haSeconds: 90, haIntervalSeconds: 15, stressSeconds: 10, overhead: true, cardinality: true, hostile: false, otlp: true, otlpOnly: false, exporterNodeOptions: [] };
+  const options: Options = { estates: ['1k', '10k'], rounds: 3, haSeconds: 100, haIntervalSeconds: 1, stressSeconds: 10, overhead: true, cardinality: true, hostile: false, otlp: true, otlpOnly: false, exporterNodeOptions: [] };
   const count = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs a whole number >= ${min}, got ${value}`);
@@ -127,6 +132,7 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--no-otlp') options.otlp = false;
     else if (flag === '--otlp-only') options.otlpOnly = true;
     else if (flag === '--exporter-node-options') options.exporterNodeOptions = exporterNodeOptions(String(argv[++i]));
+    else if (flag === '--heap-limit') options.heapLimit = String(argv[++i]);
     else throw new Error(`unknown option ${flag}`);
   }
   if (options.otlpOnly && !options.otlp) throw new Error('--otlp-only and --no-otlp exclude each other');
@@ -161,13 +167,14 @@ interface ExtraTarget {
   url: string;
 }
 
-function exporterConfig(sim: SimHello, perAssetSeries: PerAssetSeries, hostile: ExtraTarget[] = [], events?: EventSettings): unknown {
+function exporterConfig(sim: SimHello, options: Options, perAssetSeries: PerAssetSeries, hostile: ExtraTarget[] = [], events?: EventSettings): unknown {
   const common = { username: sim.username, password: sim.password, pageSize: PAGE_SIZE };
+  const heapLimit = options.heapLimit ? { heapLimit: options.heapLimit } : {};
   return {
     ...(events ?? {}),
     web: { listenAddress: '127.0.0.1', port: 0 },
     logLevel: 'warn',
-    collection: { perAssetSeries, window: WINDOW_MS / 1000, activityClassTypes: CLASS_TYPES },
+    collection: { perAssetSeries, window: WINDOW_MS / 1000, activityClassTypes: CLASS_TYPES, ...heapLimit },
     targets: [
       { name: 'mgmt', kind: 'management', url: sim.urls.management, ...common },
       { name: 'repl', kind: 'replication', url: sim.urls.replication, ...common },
@@ -185,7 +192,7 @@ async function startExporter(
   events?: EventSettings,
 ): Promise<Child<ExporterHello>> {
   const simNow = Date.parse(await sim.call<string>('now'));
-  const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
+  const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, options, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
   return startChild<ExporterHello>(EXPORTER_CHILD, childOptions, { nodeArgs: ['--expose-gc', ...options.exporterNodeOptions] });
 }
 
@@ -305,7 +312,7 @@ async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<
       const report = await advancedRound(sim, b);
       console.log(`round ${round}, clock +${ROUND_STEP_MS / 1000} s: ${report.seconds.toFixed(2)} s wall, ${report.cpuSeconds.toFixed(2)} s CPU${failedCollectors(report)}`);
     }
-    console.log(`heap in use after a round and a forced GC: ${mb(heapAfterGcBytes)}; rounds run: ${options.rounds}`);
+    console.log(`serving thread heap in use after a round and a forced GC: ${mb(heapAfterGcBytes)}; rounds run: ${options.rounds}`);
 
     const url = `${b.hello.address}/metrics`;
     let ha: EstateFigures['ha'];
@@ -371,9 +378,11 @@ async function hostilePhase(sim: Child<SimHello>, options: Options): Promise<Non
   }
 }
 
-async function benchEstate(name: string, options: Options): Promise<EstateFigures> {
+async function benchEstate(name: string, given: Options): Promise<EstateFigures> {
   const size = ESTATES[name] as Partial<EstateSize>;
-  console.log(`\n=== estate ${name}: ${JSON.stringify(size)}; exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}`);
+  const options = given.heapLimit === 'sizing' ? { ...given, heapLimit: SIZING_HEAP_LIMITS[name] } : given;
+  const settings = `exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}; heapLimit ${options.heapLimit ?? 'default'}`;
+  console.log(`\n=== estate ${name}: ${JSON.stringify(size)}; ${settings}`);
   const sim = await startChild<SimHello>(SIM_CHILD, { seed: 1, size } satisfies SimChildOptions);
   const simHeapBytes = (await sim.call<NodeJS.MemoryUsage>('memory')).heapUsed;
   console.log(`simulator ready in ${sim.hello.startedInSeconds.toFixed(1)} s, ${mb(simHeapBytes)} heap`);

@@ -70,6 +70,9 @@ export const thresholdsSchema = z
       exporterDownFor: duration,
       exporterAbsentFor: duration,
       configReloadFailedFor: duration,
+      collectionRestarts: z.number().int().min(1),
+      collectionRestartsWindow: positiveDuration,
+      collectionRestartingFor: duration,
     }),
   })
   .refine((t) => t.storage.usedWarningRatio < t.storage.usedCriticalRatio, {

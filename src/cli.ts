@@ -6,8 +6,8 @@ import { readTlsPair } from './config/tls-pair';
 import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
-import { Exporter, SPANS_STEP } from './exporter';
-import { StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
+import { Exporter } from './exporter';
+import { SPANS_STEP, StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
 import { VERSION } from './version';
 
 export { DEFAULT_CONFIG_PATH };
@@ -106,7 +106,7 @@ const traceFlusher =
     context.tracing?.shutdown(timeoutMs) ?? Promise.resolve(true);
 
 async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<number> {
-  const exporter = new Exporter(config, logger, { processMetrics: false });
+  const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true });
   try {
     const results = await exporter.runtime.runOnce();
     const text = await exporter.renderer.render();
@@ -130,7 +130,7 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
 }
 
 async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
-  const exporter = new Exporter(config, logger);
+  const exporter = new Exporter(config, logger, context.tracing ? { tracing: context.tracing.plan } : {});
   const reloader = new ConfigReloader({
     file: options.config,
     read: readConfig,

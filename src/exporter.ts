@@ -3,21 +3,22 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { ExporterConfig } from './config/load';
 import { ExporterRuntime } from './runtime';
+import type { RunResult } from './scheduler/job';
 import { SelfMetrics } from './exporters/self-metrics';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/app';
-import { prepareForServing } from './exporters/prepared';
 import { closeServer, listen, reloadTls } from './exporters/listener';
 import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard, sharedBcryptWorker } from './exporters/auth';
-import { EstateEventForwarder } from './otlp/forwarder';
-import { DEFAULT_SERVICE_NAME } from './tracing';
-import { StopDeadline } from './stop-deadline';
+import { forwarderFor, type EstateEventForwarder } from './otlp/forwarder';
+import { CollectionHost } from './collection/host';
+import { shardAssignment } from './scheduler/sharding';
+import type { ConfigChange } from './collection/protocol';
+import type { TracingPlan } from './tracing';
+import { SPANS_STEP, StopDeadline } from './stop-deadline';
 
 /** Longest wait for the last estate events and spans at stop: a dead OTLP endpoint must not hold the process. */
 const FLUSH_TIMEOUT_MS = 5_000;
-/** The step of a stop that flushes the spans, as `StopDeadline.cutShort` names it. */
-export const SPANS_STEP = 'exporting the last spans';
 
 /**
  * The settings read only at start that differ between the running and the
@@ -36,18 +37,26 @@ function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): 
   return changed;
 }
 
-/** What a reload changed: targets started, stopped and restarted. */
-export type ConfigChange = Awaited<ReturnType<ExporterRuntime['applyConfig']>>;
+/** Collection as the serving side drives it: in another thread (CollectionHost) or in this one (ExporterRuntime). */
+type Collection = Pick<ExporterRuntime, 'store' | 'settings' | 'currentConfig' | 'targetNames' | 'firstRoundComplete' | 'start'> & {
+  runOnce(): Promise<RunResult[]>;
+  applyConfig(next: ExporterConfig): Promise<ConfigChange>;
+  /** within `budgetMs` when it runs in a thread of its own (then ended); what that thread cut short (its spans) */
+  stop(budgetMs?: number): Promise<string[] | void>;
+};
 
 /**
- * The running daemon: the collection runtime plus the HTTP endpoints that
- * publish its snapshot. Used by the CLI, the demo and the end-to-end tests.
+ * The running daemon: the HTTP endpoints that publish the results of
+ * collection, which runs in a thread of its own (src/collection) so that a
+ * scrape never waits for it. Used by the CLI, the demo and the end-to-end
+ * tests.
  */
 export class Exporter {
-  readonly runtime: ExporterRuntime;
+  /** collection: in its own thread, or in this one (see the constructor's inThread) */
+  readonly runtime: Collection;
   readonly selfMetrics: SelfMetrics;
   readonly renderer: MetricsRenderer;
-  /** the estate's events over OTLP; undefined when otlp.activities and otlp.auditLogs are off */
+  /** the estate's events over OTLP when collecting in this thread; undefined when otlp.activities and otlp.auditLogs are off */
   readonly events: EstateEventForwarder | undefined;
   private server: Server | undefined;
   /** the web settings the server was started with (listen address, port and TLS need a restart to change) */
@@ -64,23 +73,43 @@ export class Exporter {
       collectorsFor?: ConstructorParameters<typeof ExporterRuntime>[1]['collectorsFor'];
       /** the collection clock (tests run on the simulator's) */
       now?: () => Date;
+      /**
+       * Collect in this thread: --once (nothing is served meanwhile), and
+       * tests that give their own collectors or clock (functions do not
+       * cross to another thread).
+       */
+      inThread?: boolean;
+      /** the traces the collection thread sends (src/main.ts started the same in this one) */
+      tracing?: TracingPlan;
     } = {},
   ) {
     this.now = options.now ?? (() => new Date());
     this.startedConfig = config;
     this.selfMetrics = new SelfMetrics(options);
-    this.events = forwarderFor(config, logger, this.selfMetrics, this.now);
     // The configuration it is given is validated and applied: the first successful load.
     this.selfMetrics.recordConfigLoad(true, this.now());
-    this.runtime = new ExporterRuntime(config, {
-      logger,
-      observer: this.selfMetrics,
-      ...(this.events ? { onEvents: this.events.accept.bind(this.events) } : {}),
-      ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
-      ...(options.now ? { now: options.now } : {}),
-      prepareResult: prepareForServing,
-      onFirstRound: () => this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete()),
-    });
+    const onFirstRound = (): void => this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
+    if (options.inThread || options.collectorsFor || options.now) {
+      this.events = forwarderFor(config, logger, (signal, count) => this.selfMetrics.onOtlpDropped(signal, count), this.now);
+      this.runtime = new ExporterRuntime(config, {
+        logger,
+        observer: this.selfMetrics,
+        ...(this.events ? { onEvents: this.events.accept.bind(this.events) } : {}),
+        ...(options.collectorsFor ? { collectorsFor: options.collectorsFor } : {}),
+        ...(options.now ? { now: options.now } : {}),
+        onFirstRound,
+      });
+    } else {
+      this.events = undefined;
+      this.runtime = new CollectionHost(config, {
+        logger,
+        ...(options.tracing ? { tracing: options.tracing } : {}),
+        onRequests: (events) => events.forEach((event) => this.selfMetrics.onRequest(event)),
+        onOtlpDropped: (signal, count) => this.selfMetrics.onOtlpDropped(signal, count),
+        onFirstRound,
+        onRestart: (reason) => this.selfMetrics.onCollectionRestart(reason),
+      });
+    }
     this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     this.renderer = new MetricsRenderer(
       () => this.runtime.store,
@@ -96,7 +125,7 @@ export class Exporter {
       store: () => this.runtime.store,
       targetNames: () => this.runtime.targetNames(),
       collectedElsewhere: (target) => {
-        const { shard, owners } = this.runtime.shardAssignment();
+        const { shard, owners } = shardAssignment(this.runtime.currentConfig);
         const owner = owners.get(target);
         return owner !== undefined && owner !== shard ? { shard: owner, ownShard: shard } : undefined;
       },
@@ -118,7 +147,7 @@ export class Exporter {
     if (this.startedWeb.basicAuthUsers) sharedBcryptWorker().start();
     this.server = await listen(app, this.startedWeb);
     this.logger.info({ address: this.address() }, 'listening');
-    const { shard, shards } = this.runtime.shardAssignment();
+    const { shard, shards } = shardAssignment(this.runtime.currentConfig);
     this.logger.info({ shard, shards, targets: this.runtime.targetNames() }, 'targets this replica collects');
     this.runtime.start();
   }
@@ -162,38 +191,17 @@ export class Exporter {
    * both at once, within the deadline; what it cut short is in `deadline.cutShort`.
    */
   async stop(deadline = new StopDeadline(), flushTraces?: (timeoutMs: number) => Promise<boolean>): Promise<void> {
+    let collectionCutShort: string[] = [];
+    const collection = this.runtime.stop(deadline.budgetMs()).then((steps) => (collectionCutShort = steps ?? []));
     await Promise.all([
       this.server && deadline.bound('closing the HTTP connections', closeServer(this.server)),
-      deadline.bound('aborting the collections and logging out', this.runtime.stop()),
+      deadline.bound('aborting the collections and logging out', collection),
     ]);
+    deadline.cutShort.push(...collectionCutShort);
     const flushMs = deadline.budgetMs(FLUSH_TIMEOUT_MS);
     await Promise.all([
       this.events && deadline.bound('sending the last estate events', this.events.shutdown(flushMs)),
       flushTraces?.(flushMs).then((flushed) => flushed || deadline.cutShort.push(SPANS_STEP)),
     ]);
   }
-}
-
-/** The estate-event forwarder of the configuration, or none when both signals are off (the benchmark wires it the same way). */
-export function forwarderFor(config: ExporterConfig, logger: Logger, selfMetrics: SelfMetrics, now: () => Date): EstateEventForwarder | undefined {
-  if (!config.otlp.activities.enabled && !config.otlp.auditLogs.enabled) return undefined;
-  const forwarder = new EstateEventForwarder({
-    otlp: config.otlp,
-    ...(config.tracing.endpoint ? { endpoint: config.tracing.endpoint } : {}),
-    serviceName: config.tracing.serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME,
-    startedAt: now().getTime(),
-    now: () => now().getTime(),
-    logger: logger.child({ component: 'otlp' }),
-    onDropped: (signal, count) => selfMetrics.onOtlpDropped(signal, count),
-  });
-  logger.info({ activities: config.otlp.activities.enabled, auditLogs: config.otlp.auditLogs.enabled, endpoint: config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*' }, 'forwarding estate events over OTLP');
-  return forwarder;
-}
-
-/** The URL without a user name and password, for the log (an endpoint may carry them). */
-function withoutUserInfo(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString();
 }

@@ -4,14 +4,14 @@ import { createClient } from './clients';
 import type { RequestObserver } from './clients/http';
 import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
-import { SnapshotStore } from './snapshot/store';
+import { SnapshotStore, type StoreListener } from './snapshot/store';
 import { CollectorJob, type JobSettings, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
-import { assignShards, resolveShardIndex } from './scheduler/sharding';
-import type { CheckedOutput } from './scheduler/output-check';
+import { ownedTargets } from './scheduler/sharding';
 import type { EstateEvents } from './collectors/types';
+import type { ConfigChange } from './collection/protocol';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
@@ -39,7 +39,7 @@ function sourceFingerprintOf(target: TargetConfig): string {
  * collector. The exporters only read `store`.
  */
 export class ExporterRuntime {
-  readonly store = new SnapshotStore();
+  readonly store: SnapshotStore;
   /** bytes of response bodies buffered at once, across every target */
   readonly responseBudget: ResponseBudget;
   private readonly scheduler: Scheduler;
@@ -58,15 +58,16 @@ export class ExporterRuntime {
       responseBudget?: ResponseBudget;
       /** receives the estate's events of each successful run (src/otlp); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
-      /** makes each checked result ready to serve before it is stored (src/exporters/prepared.ts) */
-      prepareResult?: (result: CheckedOutput) => Promise<void>;
+      /** told of every change of the store (the collection thread sends them to the serving thread) */
+      storeListener?: StoreListener;
       /** told whenever a target's first round has ended (see firstRoundComplete) */
       onFirstRound?: () => void;
     },
   ) {
+    this.store = new SnapshotStore(deps.storeListener);
     this.scheduler = new Scheduler(deps.logger);
     this.responseBudget = deps.responseBudget ?? new ResponseBudget(config.collection.maxBufferedResponseBytes);
-    for (const target of this.ownedTargets(config)) this.addTarget(target);
+    for (const target of ownedTargets(config)) this.addTarget(target);
   }
 
   get settings(): ExporterConfig['collection'] {
@@ -79,19 +80,6 @@ export class ExporterRuntime {
 
   targetNames(): string[] {
     return [...this.targets.keys()];
-  }
-
-  /** This replica's shard and, for every configured target, the shard that collects it. */
-  shardAssignment(config: ExporterConfig = this.config): { shard: number; shards: number; owners: Map<string, number> } {
-    const { shards } = config.sharding;
-    const shard = resolveShardIndex(config.sharding.index) % shards;
-    return { shard, shards, owners: assignShards(config.targets.map((target) => target.name), shards) };
-  }
-
-  /** The targets this replica collects, by the sharding setting. */
-  private ownedTargets(config: ExporterConfig): TargetConfig[] {
-    const { shard, owners } = this.shardAssignment(config);
-    return config.targets.filter((target) => owners.get(target.name) === shard);
   }
 
   private addTarget(target: TargetConfig): ActiveTarget {
@@ -136,7 +124,6 @@ export class ExporterRuntime {
       settings: () => this.config.collection,
       ...(this.deps.now ? { now: this.deps.now } : {}),
       ...(this.deps.onEvents ? { onEvents: this.deps.onEvents } : {}),
-      ...(this.deps.prepareResult ? { prepareResult: this.deps.prepareResult } : {}),
     });
   }
 
@@ -191,12 +178,10 @@ export class ExporterRuntime {
    * collectors' state (counters, watermarks) and its series: it is
    * rescheduled, not restarted.
    */
-  async applyConfig(
-    next: ExporterConfig,
-  ): Promise<{ added: string[]; removed: string[]; restarted: string[]; rescheduled: string[] }> {
+  async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     this.config = next;
     this.responseBudget.limitBytes = next.collection.maxBufferedResponseBytes;
-    const wanted = new Map(this.ownedTargets(next).map((target) => [target.name, target]));
+    const wanted = new Map(ownedTargets(next).map((target) => [target.name, target]));
     const added: string[] = [];
     const removed: string[] = [];
     const restarted: string[] = [];

@@ -8,6 +8,9 @@ import { settlesWithin } from './util/settles-within';
  */
 export const STOP_DEADLINE_MS = 10_000;
 
+/** The step of a stop that flushes the spans, as `StopDeadline.cutShort` names it. */
+export const SPANS_STEP = 'exporting the last spans';
+
 /** Kept back from each step's own time limit, for the steps after it and the exit itself. */
 const RESERVE_MS = 500;
 

@@ -1,8 +1,10 @@
 /**
  * The exporter in a process of its own, holding nothing else, so that its
- * peak RSS is the exporter's. It is the daemon's own wiring (ExporterRuntime,
- * SelfMetrics, MetricsRenderer, the express endpoints), without the cron
- * schedule: the parent decides when a collection round runs.
+ * peak RSS is the exporter's. It is the daemon's own wiring (the collection
+ * thread of CollectionHost, SelfMetrics, MetricsRenderer, the express
+ * endpoints on this thread), without the cron schedule: the parent decides
+ * when a collection round runs. The event-loop delay is this thread's: the
+ * one that answers scrapes.
  *
  * Commands (IPC): round, advance (the clock), captureStart, baseline,
  * memory, gc (needs the child started with --expose-gc), loopDelayStart,
@@ -13,18 +15,17 @@
  * (bench/support/bare-fetch.ts), for the overhead ratio.
  */
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { BroadcastChannel } from 'node:worker_threads';
 import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
-import type { RequestObserver } from '../../src/clients/http';
 import type { RunResult } from '../../src/scheduler/job';
-import { ExporterRuntime } from '../../src/runtime';
+import { CollectionHost } from '../../src/collection/host';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/app';
-import { prepareForServing } from '../../src/exporters/prepared';
 import { closeServer, listen } from '../../src/exporters/listener';
-import { forwarderFor } from '../../src/exporter';
-import { installRequestCapture, replay, type BaselineReport } from './bare-fetch';
+import { replay, type BaselineReport, type Captured } from './bare-fetch';
+import { CAPTURE_CHANNEL, type CaptureMessage } from './collection-capture';
 import { childArgument, serve } from './ipc';
 
 export interface ExporterChildOptions {
@@ -88,6 +89,41 @@ class CountingSelfMetrics extends SelfMetrics {
   }
 }
 
+/**
+ * The request capture in the collection thread (collection-capture.ts),
+ * started and read over its channel; open before that thread starts, so that
+ * its `ready` is not lost.
+ */
+function captureInCollectionThread(): { start(): Promise<void>; stop(): Promise<Captured[]> } {
+  const channel = new BroadcastChannel(CAPTURE_CHANNEL);
+  channel.unref();
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  let started: (() => void) | undefined;
+  let stopped: ((captured: Captured[]) => void) | undefined;
+  channel.onmessage = (event) => {
+    const message = (event as { data: CaptureMessage }).data;
+    if (message.command === 'ready') markReady();
+    else if (message.command === 'started') started?.();
+    else if (message.command === 'captured') stopped?.(message.captured);
+  };
+  // Each resolves on the collection thread's answer: a round asked for next starts only once capturing is on.
+  return {
+    start: async () => {
+      await ready;
+      await new Promise<void>((resolve) => {
+        started = resolve;
+        channel.postMessage({ command: 'start' } satisfies CaptureMessage);
+      });
+    },
+    stop: () =>
+      new Promise((resolve) => {
+        stopped = resolve;
+        channel.postMessage({ command: 'stop' } satisfies CaptureMessage);
+      }),
+  };
+}
+
 /** Wall and CPU seconds (user + system, the whole process) of `work`. */
 async function timed<T>(work: () => Promise<T>): Promise<{ result: T; seconds: number; cpuSeconds: number }> {
   const started = performance.now();
@@ -101,27 +137,30 @@ async function main(): Promise<void> {
   const options = childArgument<ExporterChildOptions>();
   const config: ExporterConfig = parseConfig(options.config);
   const logger = pino({ level: options.logLevel ?? 'warn' }, pino.destination(2));
-  let offset = options.clockOffsetMs ?? 0;
-
   // Requests counted per endpoint template, besides the self-metrics.
   let byEndpoint = new Map<string, number>();
   const self = new CountingSelfMetrics();
-  const observer: RequestObserver = {
-    onRequest(event) {
-      byEndpoint.set(event.endpoint, (byEndpoint.get(event.endpoint) ?? 0) + 1);
-      self.onRequest(event);
+  const capture = captureInCollectionThread();
+  const runtime = new CollectionHost(config, {
+    logger,
+    preload: [require.resolve('./collection-capture')],
+    onRequests: (events) => {
+      for (const event of events) {
+        byEndpoint.set(event.endpoint, (byEndpoint.get(event.endpoint) ?? 0) + 1);
+        self.onRequest(event);
+      }
     },
-  };
-  const now = (): Date => new Date(Date.now() + offset);
-  const events = forwarderFor(config, logger, self, now);
-  const runtime = new ExporterRuntime(config, { logger, observer, now, prepareResult: prepareForServing, ...(events ? { onEvents: events.accept.bind(events) } : {}) });
+    onOtlpDropped: (signal, count) => self.onOtlpDropped(signal, count),
+    onFirstRound: () => self.recordFirstRound(runtime.firstRoundComplete()),
+    onRestart: (reason) => self.onCollectionRestart(reason),
+  });
+  runtime.advanceClock(options.clockOffsetMs ?? 0);
   const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
   const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.firstRoundComplete(), logger });
   const server = await listen(app, config.web);
   const info = server.address() as { port: number };
 
   const store = runtime.store;
-  const capture = installRequestCapture(config);
   let loopDelay: IntervalHistogram | undefined;
 
   serve(
@@ -144,13 +183,11 @@ async function main(): Promise<void> {
         for (const count of byEndpoint.values()) requests += count;
         return { seconds, cpuSeconds, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
       },
-      advance: (ms: number) => {
-        offset += ms;
-      },
+      advance: (ms: number) => runtime.advanceClock(ms),
       captureStart: () => capture.start(),
       /** replays the captured requests `times` times; the fastest replay's figures */
       baseline: async (args: { times?: number } | undefined): Promise<BaselineReport | undefined> => {
-        const captured = capture.stop();
+        const captured = await capture.stop();
         let best: BaselineReport | undefined;
         for (let i = 0; i < (args?.times ?? 1); i++) {
           const result = await replay(captured, config);
@@ -181,14 +218,14 @@ async function main(): Promise<void> {
         loopDelay = undefined;
         return report;
       },
+      /** the events still queued are sent as the collection thread stops (bounded in time) */
       flushEvents: async (): Promise<FlushReport> => {
-        const { seconds, cpuSeconds } = await timed(async () => events?.flush());
+        const { seconds, cpuSeconds } = await timed(() => runtime.stop());
         return { seconds, cpuSeconds, dropped: self.droppedEvents };
       },
       stop: async () => {
         await closeServer(server);
         await runtime.stop();
-        await events?.shutdown(1_000);
         setImmediate(() => process.exit(0));
       },
     },

@@ -44,6 +44,8 @@ export const DEFAULT_MAX_LISTING_ITEMS = 2_000_000;
  * limit when every upstream streams a body that never ends.
  */
 export const DEFAULT_MAX_BUFFERED_RESPONSE_BYTES = 96 * 1024 ** 2;
+/** docs/sizing.md: enough for 50,000 assets; a smaller estate may lower it */
+const DEFAULT_COLLECTION_HEAP_LIMIT = 640 * 1024 ** 2;
 
 const cronExpression = z.string().superRefine((expr, ctx) => {
   if (!cron.validate(expr)) ctx.addIssue({ code: 'custom', message: `"${expr}" is not a valid cron expression` });
@@ -189,6 +191,8 @@ const collectionSettings = z
     perAssetSeries: z.enum(['all', 'protected', 'none']).default('all'),
     /** response bytes buffered at once across all targets; past it the largest body in flight is refused */
     maxBufferedResponseBytes: byteSize.default(DEFAULT_MAX_BUFFERED_RESPONSE_BYTES),
+    /** heap ceiling of the collection thread (old generation); past it that thread alone is restarted (docs/sizing.md) */
+    heapLimit: byteSize.default(DEFAULT_COLLECTION_HEAP_LIMIT),
   })
   .strict();
 

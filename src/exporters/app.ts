@@ -1,5 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import express from 'express';
+import { createGunzip } from 'node:zlib';
+import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { CONTENT_TYPE } from './exposition';
 import { landingPage } from './landing';
@@ -20,6 +21,42 @@ export interface HttpAppDeps {
 }
 
 /**
+ * Sends the exposition (one target's with `target`) as the renderer's gzip
+ * members, without res.send: no copy of the body and no ETag hash of it. A
+ * scraper that does not accept gzip gets the text decompressed as it is
+ * sent, never held whole.
+ */
+async function sendExposition(deps: HttpAppDeps, req: Request, res: Response, target?: string): Promise<void> {
+  let chunks: Buffer[];
+  try {
+    chunks = await deps.renderer.renderChunks(target);
+  } catch (error) {
+    deps.logger.error({ err: error }, 'rendering the exposition failed');
+    res.status(500).type('text/plain').send('rendering failed\n');
+    return;
+  }
+  res.status(200).set({ 'Content-Type': CONTENT_TYPE, Vary: 'Accept-Encoding' });
+  if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
+    let length = 0;
+    for (const chunk of chunks) length += chunk.length;
+    res.set({ 'Content-Encoding': 'gzip', 'Content-Length': String(length) });
+    res.cork();
+    for (const chunk of chunks) res.write(chunk);
+    res.uncork();
+    res.end();
+    return;
+  }
+  const gunzip = createGunzip();
+  gunzip.on('error', (error) => {
+    deps.logger.error({ err: error }, 'decompressing the exposition failed');
+    res.destroy(error);
+  });
+  gunzip.pipe(res);
+  for (const chunk of chunks) gunzip.write(chunk);
+  gunzip.end();
+}
+
+/**
  * The exporter's HTTP endpoints: /metrics, /probe?target=NAME, /healthz,
  * /readyz and a landing page. The health endpoints and the guard come before
  * express: a flood of requests (bad logins above all) costs the event loop as
@@ -32,28 +69,9 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
   // ETags of 401s, 404s and /probe bodies are hashing that no scraper uses.
   app.set('etag', false);
 
-  app.get('/metrics', async (req, res) => {
-    try {
-      // Written as the renderer's buffers, without res.send: no copy of the
-      // body and no ETag hash of it on every scrape; gzip when the scraper
-      // accepts it (Prometheus does), compressed once per result.
-      const gzip = req.acceptsEncodings('gzip', 'identity') === 'gzip';
-      const chunks = await deps.renderer.renderChunks(gzip ? 'gzip' : 'identity');
-      let length = 0;
-      for (const chunk of chunks) length += chunk.length;
-      res.status(200).set({ 'Content-Type': CONTENT_TYPE, 'Content-Length': String(length), Vary: 'Accept-Encoding' });
-      if (gzip) res.set('Content-Encoding', 'gzip');
-      res.cork();
-      for (const chunk of chunks) res.write(chunk);
-      res.uncork();
-      res.end();
-    } catch (error) {
-      deps.logger.error({ err: error }, 'rendering /metrics failed');
-      res.status(500).type('text/plain').send('rendering failed\n');
-    }
-  });
+  app.get('/metrics', (req, res) => void sendExposition(deps, req, res));
 
-  app.get('/probe', async (req, res) => {
+  app.get('/probe', (req, res) => {
     const target = typeof req.query.target === 'string' ? req.query.target : undefined;
     if (!target || !deps.targetNames().includes(target)) {
       const elsewhere = target ? deps.collectedElsewhere?.(target) : undefined;
@@ -63,7 +81,7 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
       res.status(400).type('text/plain').send(message);
       return;
     }
-    res.set('Content-Type', CONTENT_TYPE).send(await deps.renderer.render(target));
+    void sendExposition(deps, req, res, target);
   });
 
   app.get('/', (_req, res) => {

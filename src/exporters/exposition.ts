@@ -1,15 +1,15 @@
 /**
- * The Prometheus text exposition (format 0.0.4) of the snapshot store. Each
- * collector result is immutable, so its series are formatted, encoded and
- * compressed once (prepared.ts) and a scrape only concatenates buffers:
- * scrapes stay fast on large estates and never wait for a collection.
+ * The Prometheus text exposition (format 0.0.4) of the snapshot store, as
+ * gzip members. Each collector result arrives formatted and compressed
+ * (prepared.ts) and a scrape only collects slices of those bytes: scrapes
+ * stay fast on large estates and never wait for a collection.
  */
 import { gzipSync } from 'node:zlib';
-import { GZIP_OPTIONS, preparedOf } from './prepared';
+import { GZIP_OPTIONS, familyMember } from './prepared';
 import { formatSample } from './format';
 import { METRIC_FAMILIES, type MetricFamily } from '../metrics/catalog';
 import type { Sample } from '../collectors/types';
-import type { CollectorRecord } from '../snapshot/store';
+import type { CollectorRecord, ReadyResult } from '../snapshot/store';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -20,21 +20,17 @@ export function familyHeader(family: MetricFamily): string {
   return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;
 }
 
-export type BodyEncoding = 'identity' | 'gzip';
-
-/** Text as one chunk of a body in the given encoding. */
-export function encodeChunk(text: string, encoding: BodyEncoding): Buffer {
-  const plain = Buffer.from(text, 'utf8');
-  return encoding === 'gzip' ? gzipSync(plain, GZIP_OPTIONS) : plain;
+/** Text as one gzip member of a body. */
+export function gzipMember(text: string): Buffer {
+  return gzipSync(Buffer.from(text, 'utf8'), GZIP_OPTIONS);
 }
 
-/** Each family's header in each encoding, encoded once: a gzip scraper's header is a gzip member too. */
+/** Each family's header as a gzip member, compressed once. */
 const encodedHeaders = new Map<string, Buffer>();
 
-function encodedHeader(family: MetricFamily, encoding: BodyEncoding): Buffer {
-  const key = `${encoding} ${family.name}`;
-  let header = encodedHeaders.get(key);
-  if (!header) encodedHeaders.set(key, (header = encodeChunk(familyHeader(family), encoding)));
+function encodedHeader(family: MetricFamily): Buffer {
+  let header = encodedHeaders.get(family.name);
+  if (!header) encodedHeaders.set(family.name, (header = gzipMember(familyHeader(family))));
   return header;
 }
 
@@ -97,27 +93,24 @@ export interface RenderOptions {
 }
 
 /**
- * Every catalog family that has series, in catalog order, as a list of UTF-8
- * buffers, or of gzip members whose concatenation is the gzip of those bytes.
- * The records' series are encoded (and compressed) once per result (see
- * prepared.ts): assembling a body only collects references. The results
- * the daemon's jobs store are prepared already; others (--once, tests) are
- * prepared here first.
+ * Every catalog family that has series, in catalog order, as gzip members
+ * whose concatenation is the gzip of the exposition text. The results are
+ * compressed already (prepared.ts): only the small status series are
+ * compressed per scrape.
  */
-export async function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions, encoding: BodyEncoding = 'identity'): Promise<Buffer[]> {
-  const fresh = records.filter((record) => isFresh(record, options.now, options.staleAfterMs));
+export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions): Buffer[] {
+  const fresh = records.filter((record) => record.result !== undefined && isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
   for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-  const freshData = fresh.map((record) => preparedOf(record));
-  await Promise.all(freshData.map((data) => data.prepare()));
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);
-    const parts: Buffer[] = statusText ? [encodeChunk(statusText, encoding)] : [];
-    for (const data of freshData) {
-      for (const chunk of data.chunks(family.name, encoding)) if (chunk.length > 0) parts.push(chunk);
+    const parts: Buffer[] = statusText ? [gzipMember(statusText)] : [];
+    for (const record of fresh) {
+      const member = familyMember(record.result as ReadyResult, family.name);
+      if (member) parts.push(member);
     }
-    if (parts.length > 0) out.push(encodedHeader(family, encoding), ...parts);
+    if (parts.length > 0) out.push(encodedHeader(family), ...parts);
   }
   return out;
 }

@@ -8,7 +8,7 @@ function resultOf(record: CollectorRecord): string {
   if (record.lastRunEndAt === undefined) return 'waiting for the first run';
   const when = new Date(record.lastRunEndAt).toISOString();
   return record.lastRunSucceeded
-    ? `ok at ${when} (${(record.lastDurationSeconds ?? 0).toFixed(2)} s, ${record.samples.length + record.histograms.length} series)`
+    ? `ok at ${when} (${(record.lastDurationSeconds ?? 0).toFixed(2)} s, ${record.result?.series ?? 0} series)`
     : `FAILED at ${when}: ${record.lastError ?? 'unknown error'}`;
 }
 

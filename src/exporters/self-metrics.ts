@@ -16,6 +16,7 @@ const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
 const EXPORTER_WIDE = [
   'dataprotect_exporter_build_info',
   'dataprotect_exporter_first_round_complete',
+  'dataprotect_exporter_collection_restarts_total',
   'dataprotect_config_last_reload_successful',
   'dataprotect_config_last_reload_success_timestamp_seconds',
   'dataprotect_otlp_dropped_total',
@@ -31,11 +32,14 @@ export class SelfMetrics implements RequestObserver {
   private readonly buildInfo = new Gauge(this.declare('dataprotect_exporter_build_info'));
   private readonly otlpDropped = new Counter(this.declare('dataprotect_otlp_dropped_total'));
   private readonly firstRoundComplete = new Gauge(this.declare('dataprotect_exporter_first_round_complete'));
+  private readonly collectionRestarts = new Counter(this.declare('dataprotect_exporter_collection_restarts_total'));
   private readonly reloadSuccessful = new Gauge(this.declare('dataprotect_config_last_reload_successful'));
   private readonly reloadSuccessTime = new Gauge(this.declare('dataprotect_config_last_reload_success_timestamp_seconds'));
 
   constructor(options: { processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
+    // From 0, so that the first restart is an increase too.
+    for (const reason of ['out_of_memory', 'crash', 'exit']) this.collectionRestarts.inc({ reason }, 0);
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.processRegistry });
   }
 
@@ -47,6 +51,11 @@ export class SelfMetrics implements RequestObserver {
   /** Counts the estate's events lost on their way to the OTLP endpoint (src/otlp). */
   onOtlpDropped(signal: 'traces' | 'logs', count: number): void {
     this.otlpDropped.inc({ signal }, count);
+  }
+
+  /** Counts a restart of the collection thread (src/collection/host.ts). */
+  onCollectionRestart(reason: string): void {
+    this.collectionRestarts.inc({ reason });
   }
 
   /** Whether every collector has finished a first run (the runtime's firstRoundComplete). */
@@ -67,7 +76,8 @@ export class SelfMetrics implements RequestObserver {
   /** Text of the self-metric families, by family name; with `target`, only that target's API series (nothing exporter-wide). */
   async familiesText(target?: string): Promise<Map<string, string>> {
     const out = new Map<string, string>();
-    for (const metric of [this.apiRequests, this.apiDuration, this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.reloadSuccessful, this.reloadSuccessTime]) {
+    const exporterWide = [this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.collectionRestarts];
+    for (const metric of [this.apiRequests, this.apiDuration, ...exporterWide, this.reloadSuccessful, this.reloadSuccessTime]) {
       const data = await metric.get();
       if (target !== undefined && (EXPORTER_WIDE as readonly string[]).includes(data.name)) continue;
       let text = '';

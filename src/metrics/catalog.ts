@@ -37,6 +37,12 @@ const families = [
   { name: 'dataprotect_otlp_dropped_total', type: 'counter', labels: ['signal'], help: "The estate's events (activity spans: traces, audit records: logs) not delivered to the OTLP endpoint: queue full, endpoint failing or not answering, or still queued at shutdown." },
   { name: 'dataprotect_exporter_build_info', type: 'gauge', labels: ['version', 'nodejs_version'], help: 'Build information of the exporter; value 1.' },
   { name: 'dataprotect_exporter_first_round_complete', type: 'gauge', labels: [], help: '1 once every enabled collector of every target has finished a first run (successful or not) since the start or the reload that added it.' },
+  {
+    name: 'dataprotect_exporter_collection_restarts_total',
+    type: 'counter',
+    labels: ['reason'],
+    help: 'Restarts of the collection thread after it ended unasked: out_of_memory (collection.heapLimit reached), crash or exit.',
+  },
   { name: 'dataprotect_config_last_reload_successful', type: 'gauge', labels: [], help: '1 when the last configuration load (start or reload) was applied, 0 when it was rejected.' },
   { name: 'dataprotect_config_last_reload_success_timestamp_seconds', type: 'gauge', labels: [], help: 'Time of the last configuration load (start or reload) that was applied.' },
 

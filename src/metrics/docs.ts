@@ -17,6 +17,7 @@ export const RUNTIME_FAMILIES = [
   'dataprotect_otlp_dropped_total',
   'dataprotect_exporter_build_info',
   'dataprotect_exporter_first_round_complete',
+  'dataprotect_exporter_collection_restarts_total',
   'dataprotect_config_last_reload_successful',
   'dataprotect_config_last_reload_success_timestamp_seconds',
 ] as const;

@@ -21,6 +21,7 @@ import type { ExporterConfig } from '../config/load';
 import { activitySpan, type ActivityPlace } from './activity-spans';
 import { auditRecord } from './audit-records';
 import { BoundedExportQueue, type BatchExporter } from './bounded-export';
+import { DEFAULT_SERVICE_NAME } from '../tracing';
 
 export type OtlpSignal = 'traces' | 'logs';
 
@@ -204,4 +205,35 @@ function remember(roots: Map<string, string>, jobId: string, rootId: string): vo
 export function logsUrlOf(tracesUrl: string | undefined): string | undefined {
   if (!tracesUrl) return undefined;
   return /\/v1\/traces\/?$/.test(tracesUrl) ? tracesUrl.replace(/\/v1\/traces\/?$/, '/v1/logs') : undefined;
+}
+
+/** The estate-event forwarder of the configuration, or none when both signals are off. */
+export function forwarderFor(
+  config: ExporterConfig,
+  logger: Logger,
+  onDropped: (signal: OtlpSignal, count: number) => void,
+  now: () => Date,
+): EstateEventForwarder | undefined {
+  if (!config.otlp.activities.enabled && !config.otlp.auditLogs.enabled) return undefined;
+  const forwarder = new EstateEventForwarder({
+    otlp: config.otlp,
+    ...(config.tracing.endpoint ? { endpoint: config.tracing.endpoint } : {}),
+    serviceName: config.tracing.serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME,
+    startedAt: now().getTime(),
+    now: () => now().getTime(),
+    logger: logger.child({ component: 'otlp' }),
+    onDropped,
+  });
+  const endpoint = config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*';
+  const { activities, auditLogs } = config.otlp;
+  logger.info({ activities: activities.enabled, auditLogs: auditLogs.enabled, endpoint }, 'forwarding estate events over OTLP');
+  return forwarder;
+}
+
+/** The URL without a user name and password, for the log (an endpoint may carry them). */
+function withoutUserInfo(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
 }

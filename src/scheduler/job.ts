@@ -7,7 +7,8 @@ import { countingRequests, type RunCount } from '../clients/run-requests';
 import type { AnyCollector, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
-import { validateOutput, type CheckedOutput } from './output-check';
+import { validateOutput } from './output-check';
+import { prepareResult } from '../exporters/prepared';
 import { SkippedItemLog } from './skipped-items';
 
 /** One configured target at run time: its client and the values its collectors share. */
@@ -68,8 +69,6 @@ export class CollectorJob {
       now?: () => Date;
       /** receives the estate's events of a successful run (OTLP forwarding); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
-      /** makes a checked result ready to serve before it is stored (the exporter formats it) */
-      prepareResult?: (result: CheckedOutput) => Promise<void>;
     },
   ) {}
 
@@ -186,14 +185,14 @@ export class CollectorJob {
         const result = await Promise.race([collecting, aborted]);
         // The time limit is the collector's: checking and preparing its result is the exporter's own work.
         clearTimeout(timer);
-        const checked = await validateOutput(target, result.samples, result.histograms ?? []);
-        await this.deps.prepareResult?.(checked);
+        const checked = validateOutput(target, result.samples, result.histograms ?? []);
+        const ready = prepareResult(checked);
         if (this.stopped) return this.discarded(span, logger);
         this.state = result.state;
         for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
         if (result.events && this.deps.onEvents) this.forward(logger, result.events);
         const durationSeconds = (performance.now() - started) / 1000;
-        store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), ...checked });
+        store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), result: ready });
         span.setAttributes({
           'dataprotect.result': 'success',
           'dataprotect.series': checked.samples.length + checked.histograms.length,

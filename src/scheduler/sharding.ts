@@ -1,4 +1,24 @@
 import { fnv1a } from '../util/fnv1a';
+import type { ExporterConfig } from '../config/load';
+
+/** This replica's shard and, for every configured target, the shard that collects it. */
+export interface ShardAssignment {
+  shard: number;
+  shards: number;
+  owners: Map<string, number>;
+}
+
+export function shardAssignment(config: ExporterConfig): ShardAssignment {
+  const { shards } = config.sharding;
+  const shard = resolveShardIndex(config.sharding.index) % shards;
+  return { shard, shards, owners: assignShards(config.targets.map((target) => target.name), shards) };
+}
+
+/** The targets this replica collects, by the sharding setting. */
+export function ownedTargets(config: ExporterConfig): ExporterConfig['targets'] {
+  const { shard, owners } = shardAssignment(config);
+  return config.targets.filter((target) => owners.get(target.name) === shard);
+}
 
 /**
  * Which replica collects each target: rendezvous hashing with balanced
@@ -30,7 +50,7 @@ export function assignShards(targetNames: readonly string[], shards: number): Ma
 }
 
 /** The shard index from config: a number, or a name ending in an ordinal (a StatefulSet pod name such as exporter-2). */
-export function resolveShardIndex(index: number | string): number {
+function resolveShardIndex(index: number | string): number {
   if (typeof index === 'number') return index;
   const match = /(\d+)$/.exec(index);
   if (!match) throw new Error(`sharding.index: "${index}" is neither a number nor a name ending in one`);

@@ -1,5 +1,15 @@
 import type { TargetKind } from '../config/load';
-import type { HistogramSample, Sample } from '../collectors/types';
+
+/**
+ * A successful run's series as served (src/exporters/prepared.ts): one gzip
+ * member per family, all in `bytes`, each family's [name, start, end].
+ */
+export interface ReadyResult {
+  readonly bytes: Uint8Array;
+  readonly families: ReadonlyArray<readonly [string, number, number]>;
+  /** series in it (the landing page says how many) */
+  readonly series: number;
+}
 
 /** What a scrape needs to know about one collector of one target: its last good data and how its runs went. */
 export interface CollectorRecord {
@@ -7,9 +17,8 @@ export interface CollectorRecord {
   readonly kind: TargetKind;
   readonly collector: string;
   readonly scheduleIntervalSeconds: number;
-  /** series of the last successful run */
-  readonly samples: readonly Sample[];
-  readonly histograms: readonly HistogramSample[];
+  /** series of the last successful run, ready to serve */
+  readonly result?: ReadyResult;
   /** end of the last successful run (ms since epoch); undefined before the first success */
   readonly lastSuccessAt?: number;
   /** end of the last run, successful or not */
@@ -27,43 +36,54 @@ export interface CollectorRecord {
 }
 
 export type RunReport =
-  | { ok: true; durationSeconds: number; endedAt: number; samples: readonly Sample[]; histograms: readonly HistogramSample[] }
+  | { ok: true; durationSeconds: number; endedAt: number; result: ReadyResult }
   | { ok: false; durationSeconds: number; endedAt: number; error: string; unreachable: boolean };
 
 const keyOf = (target: string, collector: string): string => `${target}\u0000${collector}`;
+
+/** Told of every record that changes (`resultChanged`: it holds a new result) and every key removed. */
+export interface StoreListener {
+  changed(record: CollectorRecord, resultChanged: boolean): void;
+  removed(target: string, collector: string): void;
+}
 
 /**
  * The latest result of every collector. Each update replaces one immutable
  * record in one synchronous step, so a scrape (which reads synchronously) sees
  * either the whole previous collection or the whole new one, never half.
+ * The collection side's store tells a listener of each change; the serving
+ * side's mirrors them (src/collection/host.ts).
  */
 export class SnapshotStore {
   private records = new Map<string, CollectorRecord>();
+
+  constructor(private readonly listener?: StoreListener) {}
 
   register(target: string, kind: TargetKind, collector: string, scheduleIntervalSeconds: number): void {
     const key = keyOf(target, collector);
     const existing = this.records.get(key);
     this.records.set(key, {
-      ...(existing ?? { samples: [], histograms: [], runs: 0, failures: 0, skippedRuns: 0, skippedItems: {} }),
+      ...(existing ?? { runs: 0, failures: 0, skippedRuns: 0, skippedItems: {} }),
       target,
       kind,
       collector,
       scheduleIntervalSeconds,
     });
+    this.listener?.changed(this.records.get(key) as CollectorRecord, false);
   }
 
   runStarted(target: string, collector: string): void {
-    this.update(target, collector, (record) => ({ ...record, runs: record.runs + 1 }));
+    this.update(target, collector, false, (record) => ({ ...record, runs: record.runs + 1 }));
   }
 
   runSkipped(target: string, collector: string): void {
-    this.update(target, collector, (record) => ({ ...record, skippedRuns: record.skippedRuns + 1 }));
+    this.update(target, collector, false, (record) => ({ ...record, skippedRuns: record.skippedRuns + 1 }));
   }
 
   /** Adds the items a run skipped, by reason; nothing for a collector no longer registered (its target was removed meanwhile). */
   itemsSkipped(target: string, collector: string, byReason: ReadonlyMap<string, number>): void {
     if (byReason.size === 0 || !this.records.has(keyOf(target, collector))) return;
-    this.update(target, collector, (record) => {
+    this.update(target, collector, false, (record) => {
       const skippedItems = { ...record.skippedItems };
       for (const [reason, count] of byReason) skippedItems[reason] = (skippedItems[reason] ?? 0) + count;
       return { ...record, skippedItems };
@@ -71,12 +91,11 @@ export class SnapshotStore {
   }
 
   runFinished(target: string, collector: string, report: RunReport): void {
-    this.update(target, collector, (record) =>
+    this.update(target, collector, report.ok, (record) =>
       report.ok
         ? {
             ...record,
-            samples: report.samples,
-            histograms: report.histograms,
+            result: report.result,
             lastSuccessAt: report.endedAt,
             lastRunEndAt: report.endedAt,
             lastRunSucceeded: true,
@@ -98,12 +117,34 @@ export class SnapshotStore {
 
   /** Forgets a target (removed by a reload). */
   removeTarget(target: string): void {
-    for (const [key, record] of this.records) if (record.target === target) this.records.delete(key);
+    for (const record of this.all()) if (record.target === target) this.remove(target, record.collector);
   }
 
   /** Forgets one collector of a target (disabled by a reload). */
   remove(target: string, collector: string): void {
-    this.records.delete(keyOf(target, collector));
+    if (this.records.delete(keyOf(target, collector))) this.listener?.removed(target, collector);
+  }
+
+  /**
+   * Takes a record from the collection side, which sends a result only when
+   * it is new. A collection side that starts again (after a crash) registers
+   * its collectors afresh: until their runs end, what they leave undefined
+   * (the last run, the last result) stays as it was, so the last results are
+   * served under the usual staleness rules.
+   */
+  mirror(record: CollectorRecord): void {
+    const key = keyOf(record.target, record.collector);
+    const existing = this.records.get(key);
+    if (!existing) this.records.set(key, record);
+    else if (record.lastRunEndAt === undefined) this.records.set(key, { ...record, ...lastRunOf(existing) });
+    else this.records.set(key, { ...record, result: record.result ?? existing.result });
+  }
+
+  /** The collection side stopped: every collector's current run failed with `error` (its series go stale as usual). */
+  collectionLost(error: string, at: number): void {
+    for (const [key, record] of this.records) {
+      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, lastRunUnreachable: false, lastError: error });
+    }
   }
 
   get(target: string, collector: string): CollectorRecord | undefined {
@@ -115,10 +156,18 @@ export class SnapshotStore {
     return [...this.records.values()];
   }
 
-  private update(target: string, collector: string, change: (record: CollectorRecord) => CollectorRecord): void {
+  private update(target: string, collector: string, resultChanged: boolean, change: (record: CollectorRecord) => CollectorRecord): void {
     const key = keyOf(target, collector);
     const record = this.records.get(key);
     if (!record) throw new Error(`collector ${collector} of target ${target} is not registered`);
-    this.records.set(key, change(record));
+    const next = change(record);
+    this.records.set(key, next);
+    this.listener?.changed(next, resultChanged);
   }
+}
+
+/** What a record says about the runs that ended (kept by mirror() while a restarted collection side has none). */
+function lastRunOf(record: CollectorRecord): Partial<CollectorRecord> {
+  const { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunUnreachable, lastError } = record;
+  return { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunUnreachable, lastError };
 }

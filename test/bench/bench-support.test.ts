@@ -3,11 +3,11 @@
  * the estates' proportions, the shipped node options it reads, the hostile
  * servers' behaviour over real HTTP, and which budgets apply to which estate.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { estateName, estateOf, ESTATES } from '../../bench/support/estates';
+import { estateName, estateOf, ESTATES, SIZING_HEAP_LIMITS } from '../../bench/support/estates';
 import { dockerfileNodeOptions, exporterNodeOptions } from '../../bench/support/node-options';
 import { startHostileServer, type HostileServer } from '../../bench/support/hostile';
 import { quantile } from '../../bench/support/scrape';
@@ -20,6 +20,12 @@ describe('bench estates', () => {
     expect(estateOf(1_000).storageSystems).toBe(1);
     expect([estateName('S'), estateName('L'), estateName('25k')]).toEqual(['1k', '10k', '25k']);
     expect(() => estateName('XL')).toThrow(/unknown estate XL \(one of 1k, 10k, 25k, 50k, S, L\)/);
+  });
+
+  it('measure with the heap ceilings the sizing guide gives (--heap-limit sizing)', () => {
+    const guide = readFileSync(path.join(__dirname, '../../docs/sizing.md'), 'utf8');
+    const rows = [...guide.matchAll(/^\| ([\d,]+) assets \| (\d+MiB)/gm)].map((m) => [`${Number((m[1] as string).replace(/,/g, '')) / 1000}k`, m[2]]);
+    expect(Object.fromEntries(rows)).toEqual(SIZING_HEAP_LIMITS);
   });
 });
 
@@ -114,13 +120,26 @@ describe('bench budgets', () => {
   });
   const failed = (f: EstateFigures) => budgets(f, { rounds: 3, exporterNodeOptions: [] }).filter((b) => !b.pass).map((b) => b.name);
 
-  it('check the overhead ratio and the 512 MiB peak RSS on 10k only; the manifests\' limit and the hostile request bound everywhere', () => {
-    expect(failed(figures('10k'))).toEqual(['peak RSS < 512 MiB (rounds and HA scrapes)', 'requests per round to the pages-forever server <= 500']);
+  it('check the peak RSS of 10k and 50k against their budgets; the manifests\' limit and the hostile request bound everywhere', () => {
+    expect(failed(figures('10k'))).toEqual(['peak RSS < 300.0 MB (rounds and HA scrapes)', 'requests per round to the pages-forever server <= 500']);
     expect(failed(figures('50k'))).toEqual(['requests per round to the pages-forever server <= 500']);
-    expect(failed({ ...figures('50k'), peakRssBytes: 2100 * 1024 * 1024 })).toEqual([
-      "peak RSS < 2 GiB, the manifests' limit (rounds and HA scrapes)",
+    expect(failed(figures('25k'))).toEqual(['requests per round to the pages-forever server <= 500']);
+    expect(failed({ ...figures('50k'), peakRssBytes: 1100 * 1024 * 1024 })).toEqual([
+      "peak RSS < 1 GiB, the manifests' limit (rounds and HA scrapes)",
+      'peak RSS < 800.0 MB (rounds and HA scrapes)',
       'requests per round to the pages-forever server <= 500',
     ]);
+  });
+
+  it('check the HA pair and the serving thread\'s event-loop delay on 10k and 50k, with at least 200 scrapes', () => {
+    const ha = (p99Ms: number, scrapes: number, maxDelayMs: number): EstateFigures['ha'] => ({
+      scrapes, failures: 0, p50Ms: 1, p99Ms, maxMs: p99Ms, bytes: 1, intervalSeconds: 1, rounds: 5, loopDelay: { p99Ms: 1, maxMs: maxDelayMs },
+    });
+    const haFailures = (f: EstateFigures) => failed(f).filter((name) => !name.startsWith('requests per round'));
+    expect(haFailures({ ...figures('10k'), peakRssBytes: 1, ha: ha(19, 200, 24) })).toEqual([]);
+    expect(haFailures({ ...figures('10k'), peakRssBytes: 1, ha: ha(21, 200, 24) })).toEqual([expect.stringMatching(/^\/metrics p99 < 20 ms/)]);
+    expect(haFailures({ ...figures('10k'), peakRssBytes: 1, ha: ha(19, 199, 24) })).toEqual([expect.stringMatching(/^\/metrics p99 < 20 ms/)]);
+    expect(haFailures({ ...figures('50k'), ha: ha(49, 200, 26) })).toEqual([expect.stringMatching(/^serving thread's event-loop delay/)]);
   });
 
   it('fail the OTLP step when an exporter dropped an event, on every estate', () => {

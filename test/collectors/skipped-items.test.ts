@@ -7,6 +7,7 @@
  * storage API's pages.
  */
 import { Writable } from 'node:stream';
+import { gunzipSync } from 'node:zlib';
 import { parseConfig } from '../../src/config/load';
 import { ExporterRuntime } from '../../src/runtime';
 import { renderRecordChunks } from '../../src/exporters/exposition';
@@ -50,7 +51,8 @@ async function runWith(kind: 'management' | 'replication' | 'storage', collector
   const results: string[][] = [];
   try {
     for (let run = 0; run < runs; run++) results.push(await runtime.runOnce());
-    const metrics = Buffer.concat(await renderRecordChunks(runtime.store.all(), { now: Date.now(), staleAfterMs: 600_000 })).toString('utf8');
+    // gzip members, one after another: one gzip stream to gunzip
+    const metrics = gunzipSync(Buffer.concat(renderRecordChunks(runtime.store.all(), { now: Date.now(), staleAfterMs: 600_000 }))).toString('utf8');
     return { results, logs, metrics };
   } finally {
     await runtime.stop();

@@ -34,6 +34,7 @@ export const IDENTIFYING_LABELS: Readonly<Record<string, readonly string[]>> = {
   DataProtectExporterDown: ['instance'],
   DataProtectExporterAbsent: [],
   DataProtectConfigReloadFailed: ['instance'],
+  DataProtectCollectionRestarting: ['instance'],
 };
 
 /**

@@ -1,8 +1,8 @@
 /**
  * What a scrape of /metrics serves: each record's latest complete result,
  * whole (never a mix of two results, never a result in the making), the same
- * bytes with and without gzip, nothing of a record that turned stale; each
- * result formatted once however often it is served.
+ * text with and without gzip, nothing of a record that turned stale; each
+ * result's bytes as they were prepared, however often it is served.
  */
 import { gunzipSync } from 'node:zlib';
 import type { Server } from 'node:http';
@@ -14,10 +14,8 @@ import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/app';
 import { SnapshotStore } from '../../src/snapshot/store';
-import * as format from '../../src/exporters/format';
-import { METRIC_FAMILIES } from '../../src/metrics/catalog';
+import { prepareResult } from '../../src/exporters/prepared';
 import { silentLogger } from '../support/collect';
-import { workPerTurn } from '../support/turns';
 
 const SERIES = 6_000;
 const STALE_AFTER_MS = 600_000;
@@ -33,7 +31,7 @@ function result(count: number, version: number): Sample[] {
 
 function publish(store: SnapshotStore, samples: Sample[], endedAt = Date.now()): void {
   store.runStarted('t', 'assets');
-  store.runFinished('t', 'assets', { ok: true, durationSeconds: 1, endedAt, samples, histograms: [] });
+  store.runFinished('t', 'assets', { ok: true, durationSeconds: 1, endedAt, result: prepareResult({ samples, histograms: [] }) });
 }
 
 /** The set of values of the asset size series in a body, and how many there are. */
@@ -42,9 +40,8 @@ function versionsIn(text: string): { values: Set<string>; count: number } {
   return { values: new Set(lines.map((line) => line.slice(line.lastIndexOf(' ') + 1))), count: lines.length };
 }
 
-async function renderedText(renderer: MetricsRenderer, encoding: 'identity' | 'gzip'): Promise<string> {
-  const body = Buffer.concat(await renderer.renderChunks(encoding));
-  return (encoding === 'gzip' ? gunzipSync(body) : body).toString('utf8');
+async function renderedText(renderer: MetricsRenderer): Promise<string> {
+  return gunzipSync(Buffer.concat(await renderer.renderChunks())).toString('utf8');
 }
 
 describe('MetricsRenderer', () => {
@@ -59,75 +56,40 @@ describe('MetricsRenderer', () => {
 
   it('serves a new result on the next scrape, and the last complete one while a run is under way', async () => {
     publish(store, result(SERIES, 1));
-    expect(versionsIn(await renderedText(renderer, 'gzip'))).toEqual({ values: new Set(['1']), count: SERIES });
+    expect(versionsIn(await renderedText(renderer))).toEqual({ values: new Set(['1']), count: SERIES });
     publish(store, result(SERIES, 2));
-    expect(versionsIn(await renderedText(renderer, 'gzip'))).toEqual({ values: new Set(['2']), count: SERIES });
+    expect(versionsIn(await renderedText(renderer))).toEqual({ values: new Set(['2']), count: SERIES });
     store.runStarted('t', 'assets');
-    expect(versionsIn(await renderedText(renderer, 'identity'))).toEqual({ values: new Set(['2']), count: SERIES });
+    expect(versionsIn(await renderedText(renderer))).toEqual({ values: new Set(['2']), count: SERIES });
   });
 
-  it('prepares a large result over many event-loop turns: a scrape waiting for it holds no one else', async () => {
-    const total = 5 * SERIES;
-    publish(store, result(total, 3));
-    const formatting = jest.spyOn(format, 'formatSample');
-    try {
-      const turns = workPerTurn(() => formatting.mock.calls.length);
-      const text = await renderedText(renderer, 'gzip');
-      const formattedPerTurn = turns.stop();
-      expect(versionsIn(text)).toEqual({ values: new Set(['3']), count: total });
-      expect(formatting.mock.calls.length).toBeGreaterThanOrEqual(total);
-      expect(Math.max(...formattedPerTurn)).toBeLessThanOrEqual(total / 5);
-    } finally {
-      formatting.mockRestore();
-    }
-  });
-
-  it('hands the loop over within a result of many small families too', async () => {
-    // 30 families of 1,000 series: none alone is large, together they are
-    const families = METRIC_FAMILIES.filter((family) => family.type === 'gauge').slice(0, 30);
-    expect(families).toHaveLength(30);
-    const samples: Sample[] = families.flatMap((family) => result(1_000, 1).map((sample) => ({ ...sample, name: family.name as Sample['name'] })));
-    publish(store, samples);
-    const formatting = jest.spyOn(format, 'formatSample');
-    try {
-      const turns = workPerTurn(() => formatting.mock.calls.length);
-      await renderer.renderChunks('gzip');
-      expect(Math.max(...turns.stop())).toBeLessThanOrEqual(samples.length / 5);
-    } finally {
-      formatting.mockRestore();
-    }
-  });
-
-  it('gives the same bytes with gzip as without, and as render()', async () => {
+  it('gives the same text as render()', async () => {
     publish(store, result(50, 1));
-    const plain = await renderedText(renderer, 'identity');
-    expect(await renderedText(renderer, 'gzip')).toBe(plain);
-    expect(await renderer.render()).toBe(plain);
-    expect(plain).toContain('# TYPE dataprotect_asset_size_bytes gauge\n');
+    const text = await renderedText(renderer);
+    expect(await renderer.render()).toBe(text);
+    expect(text).toContain('# TYPE dataprotect_asset_size_bytes gauge\n');
   });
 
-  it('formats a result once: later scrapes serve the same buffers until a new result comes', async () => {
+  it('serves a result as the bytes it was prepared as: later scrapes slice the same memory until a new result comes', async () => {
     publish(store, result(50, 1));
-    const dataOf = async (encoding: 'identity' | 'gzip'): Promise<Buffer | undefined> =>
-      (await renderer.renderChunks(encoding)).find((chunk) => (encoding === 'gzip' ? gunzipSync(chunk) : chunk).toString('utf8').startsWith('dataprotect_asset_size_bytes{'));
-    for (const encoding of ['identity', 'gzip'] as const) {
-      const first = await dataOf(encoding);
-      expect(first).toBeDefined();
-      expect(await dataOf(encoding)).toBe(first);
-    }
-    const before = await dataOf('identity');
+    const dataOf = async (): Promise<Buffer | undefined> =>
+      (await renderer.renderChunks()).find((chunk) => gunzipSync(chunk).toString('utf8').startsWith('dataprotect_asset_size_bytes{'));
+    const first = await dataOf();
+    const stored = store.get('t', 'assets')?.result?.bytes;
+    expect(first?.buffer).toBe(stored?.buffer);
+    expect((await dataOf())?.buffer).toBe(stored?.buffer);
     publish(store, result(50, 2));
-    expect(await dataOf('identity')).not.toBe(before);
+    expect((await dataOf())?.buffer).not.toBe(stored?.buffer);
   });
 
   it('serves nothing of a record that turned stale', async () => {
     let now = 1_000_000;
     const clockRenderer = new MetricsRenderer(() => store, new SelfMetrics({ processMetrics: false }), () => STALE_AFTER_MS, () => now);
     publish(store, result(SERIES, 1), now);
-    expect(versionsIn(await renderedText(clockRenderer, 'identity')).count).toBe(SERIES);
+    expect(versionsIn(await renderedText(clockRenderer)).count).toBe(SERIES);
     now += 120_000 + STALE_AFTER_MS + 10; // its next run (every 120 s) never came, and staleAfter passed
-    expect(versionsIn(await renderedText(clockRenderer, 'identity')).count).toBe(0);
-    expect(versionsIn(await renderedText(clockRenderer, 'gzip')).count).toBe(0);
+    expect(versionsIn(await renderedText(clockRenderer)).count).toBe(0);
+    expect(versionsIn(await renderedText(clockRenderer)).count).toBe(0);
   });
 });
 

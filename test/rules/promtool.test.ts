@@ -89,6 +89,9 @@ describe('the unit tests notice a changed threshold', () => {
     ['exporter.test.yml', 'exporter.jobRegex', '.*', 'DataProtectExporterDown', 'job node would fire'],
     ['exporter.test.yml', 'exporter.exporterAbsentFor', '20m', 'DataProtectExporterAbsent', 'would not fire by 15 min'],
     ['exporter.test.yml', 'exporter.configReloadFailedFor', '4m', 'DataProtectConfigReloadFailed', 'exporter-b (5 min) would fire'],
+    ['exporter.test.yml', 'exporter.collectionRestarts', 2, 'DataProtectCollectionRestarting', 'exporter-b (2 restarts) would fire'],
+    ['exporter.test.yml', 'exporter.collectionRestartsWindow', '30m', 'DataProtectCollectionRestarting', 'exporter-a (3 restarts in 50 min) would not fire'],
+    ['exporter.test.yml', 'exporter.collectionRestartingFor', '10m', 'DataProtectCollectionRestarting', 'exporter-a would not fire by 65 min'],
   ];
 
   it.concurrent.each(mutations)('%s fails with %s: %s (%s, %s)', async (testFile, key, value, alert) => {

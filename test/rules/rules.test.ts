@@ -31,6 +31,7 @@ const REQUIRED_ALERTS = [
   'DataProtectExporterDown',
   'DataProtectExporterAbsent',
   'DataProtectConfigReloadFailed',
+  'DataProtectCollectionRestarting',
 ];
 
 describe('alerting rules', () => {

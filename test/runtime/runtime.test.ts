@@ -1,10 +1,11 @@
+import { gunzipSync } from 'node:zlib';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { defineCollector, type CollectorDefinition } from '../../src/collectors/types';
 import { Exporter } from '../../src/exporter';
 import { ExporterRuntime } from '../../src/runtime';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
-import { prepareForServing, preparedOf } from '../../src/exporters/prepared';
+import { familyMember } from '../../src/exporters/prepared';
 import type { CollectorRecord } from '../../src/snapshot/store';
 import { ApiError } from '../../src/clients/errors';
 import { silentLogger } from '../support/collect';
@@ -171,48 +172,14 @@ describe('runtime: snapshot, staleness, time limits', () => {
     }
   });
 
-  it('stores a result only once it is prepared to serve: a scrape meanwhile serves the one before', async () => {
-    const behaviour = { next: 'ok' as 'ok' | 'fail', assets: ['a'] };
-    let gate: Promise<void> = Promise.resolve();
-    let preparations = 0;
-    const runtime = new ExporterRuntime(config(['t']), {
-      logger: silentLogger,
-      collectorsFor: () => [fakeCollector('fake', behaviour)],
-      prepareResult: async (result) => {
-        preparations += 1;
-        await gate;
-        await prepareForServing(result);
-      },
-    });
-    const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter);
-    try {
-      expect(await runtime.runOnce()).toEqual(['success']);
-      let release: () => void = () => undefined;
-      gate = new Promise((resolve) => (release = resolve));
-      const second = runtime.runOnce();
-      while (preparations < 2) await new Promise((resolve) => setImmediate(resolve));
-      // the second run's result (value 200) is checked and waits for its preparation
-      expect(await renderer.render()).toContain('asset_id="a",asset_name="vm \\"a\\"\\\\\\n",asset_type="VM",policy="Gold"} 100\n');
-      release();
-      expect(await second).toEqual(['success']);
-      expect(await renderer.render()).toContain('policy="Gold"} 200\n');
-      // a preparation that fails fails the run: the last good series stay
-      gate = Promise.reject(new Error('out of buffers'));
-      expect(await runtime.runOnce()).toEqual(['failure']);
-      expect(runtime.store.get('t', 'fake')!.lastError).toBe('out of buffers');
-      expect(await renderer.render()).toContain('policy="Gold"} 200\n');
-    } finally {
-      await runtime.stop();
-    }
-  });
-
-  it('the daemon stores each result ready to serve: no scrape formats it', async () => {
+  it('stores each result ready to serve: one gzip member per family, no series objects', async () => {
     const exporter = new Exporter(config(['t1']), silentLogger, { collectorsFor: () => [fakeCollector('fake', { next: 'ok', assets: ['a', 'b'] })] });
     try {
       expect(await exporter.runtime.runOnce()).toEqual(['success']);
-      // chunks() answers only for a prepared result, and nothing but the run has asked for it
-      const stored = preparedOf(exporter.runtime.store.get('t1', 'fake') as CollectorRecord);
-      expect(Buffer.concat(stored.chunks('dataprotect_asset_size_bytes', 'identity')).toString('utf8')).toContain('asset_id="b"');
+      const stored = exporter.runtime.store.get('t1', 'fake') as CollectorRecord;
+      expect(Object.keys(stored)).not.toContain('samples');
+      const member = familyMember(stored.result!, 'dataprotect_asset_size_bytes');
+      expect(gunzipSync(member!).toString('utf8')).toContain('asset_id="b"');
     } finally {
       await exporter.stop();
     }

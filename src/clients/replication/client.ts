@@ -4,7 +4,6 @@ import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
 import type { HttpCore } from '../http';
 import { checkItem, expectStatus, parseBody, parseJson } from '../response';
-import { forEachInTurns } from '../../util/turns';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQueryString, renamedQuery, type ListQuery } from './query';
 import {
@@ -161,8 +160,7 @@ export class ReplicationClient {
     const item = itemSchema(schema, query.fields);
     const items: unknown[] = [];
     const renames = serverNames ? Object.entries(serverNames) : [];
-    // The lists are unpaged: 25,000 VMs on a large estate, checked a chunk per turn of the event loop.
-    await forEachInTurns(body as unknown[], (raw, index) => {
+    (body as unknown[]).forEach((raw, index) => {
       const checked = checkItem(item, withInternalNames(raw, renames), endpoint, `[${index}]`);
       if (checked !== undefined) items.push(checked);
     });

@@ -4,7 +4,6 @@ import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
 import { defineCollector, type HistogramSample, type Sample } from '../types';
 import { EventLedger, type LedgerState } from './ledger';
 import { Tally } from '../shared/tally';
-import { forEachInTurns } from '../../util/turns';
 import { chunks } from '../shared/chunks';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
@@ -239,7 +238,7 @@ async function render(target: string, state: ActivitiesState): Promise<{ samples
   const inWindow = new Tally<[string, string, string]>();
   for (const k of state.windowKeys) inWindow.touch(unkey(k));
   // a day of completions: 500,000 on a 50,000-asset estate
-  await forEachInTurns(state.window, (entry) => inWindow.add([entry.classType, entry.category, entry.result]));
+  state.window.forEach((entry) => inWindow.add([entry.classType, entry.category, entry.result]));
   for (const { key: [classType, category, result], value } of inWindow.entries()) {
     samples.push({ name: 'dataprotect_activities_window', labels: { target, class_type: classType, category, result }, value });
   }

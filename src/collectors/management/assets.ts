@@ -8,7 +8,6 @@ import { chunks } from '../shared/chunks';
 import { currentPolicySchedules } from './policy-schedules';
 import { forEachConcurrent } from '../shared/concurrency';
 import { perAssetSeriesFor } from './per-asset-series';
-import { forEachInTurns } from '../../util/turns';
 
 /** How long this collector trusts its own latest-copies answer before asking again. */
 const OWN_LATEST_MAX_AGE_MS = 30 * 60_000;
@@ -104,17 +103,17 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
     const samples: Sample[] = [];
     const counts = new Tally<[string, string]>();
     const withoutCopy = new Tally<[string, string]>();
-    await forEachInTurns([...assets.values()], (asset) => {
+    for (const asset of assets.values()) {
       const group: [string, string] = [asset.type, asset.protectionStatus];
       counts.add(group);
       withoutCopy.add(group, asset.newestCopyTime === null ? 1 : 0);
-      if (!perAssetSeriesFor(ctx.settings, asset)) return;
+      if (!perAssetSeriesFor(ctx.settings, asset)) continue;
       const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
       samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
       if (asset.newestCopyTime !== null) samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
       if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
       if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
-    });
+    }
     for (const { key, value } of counts.entries()) {
       samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
     }

@@ -8,7 +8,6 @@ import { COPY_FINGERPRINTS } from './copy-signals';
 import { currentAssets, type AssetRecord } from './asset-list';
 import { forEachConcurrent } from '../shared/concurrency';
 import { perAssetSeriesFor } from './per-asset-series';
-import { forEachInTurns } from '../../util/turns';
 import { UNKNOWN_LABEL } from '../shared/tally';
 import { fnv1a } from '../../util/fnv1a';
 
@@ -89,7 +88,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const next = new Map<string, AssetCopies>();
     const toRead: AssetRecord[] = [];
     const assets = [...list.assets.values()];
-    await forEachInTurns(assets, (asset) => {
+    assets.forEach((asset) => {
       // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
       if (!perAssetSeriesFor(ctx.settings, asset)) return;
       const known = previous?.get(asset.id);
@@ -159,7 +158,7 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
 
     const target = ctx.target.name;
     const samples: Sample[] = [];
-    await forEachInTurns(assets, (asset) => {
+    assets.forEach((asset) => {
       const entry = next.get(asset.id);
       if (!entry) return;
       for (const [location, copies] of entry.locations) {

@@ -3,7 +3,6 @@ import { defineCollector, type Sample } from '../types';
 import { stateSet } from '../shared/state-set';
 import { uniqueBy } from '../shared/unique';
 import { Tally } from '../shared/tally';
-import { forEachInTurns } from '../../util/turns';
 
 const MIB = 1024 * 1024;
 
@@ -33,7 +32,7 @@ export const vmsCollector = defineCollector({
     if (duplicates.length > 0) ctx.logger.warn({ duplicates: duplicates.slice(0, 10) }, 'protected VMs listed twice: keeping the first');
     const target = ctx.target.name;
     const samples: Sample[] = [];
-    await forEachInTurns(unique, (vm) => samples.push(...vmSamples(target, vm)));
+    unique.forEach((vm) => samples.push(...vmSamples(target, vm)));
     samples.push(...countSamples(target, unique));
     return { samples, items: vms.length };
   },

@@ -1,0 +1,216 @@
+/**
+ * The serving thread's side of collection: starts the collection thread
+ * (worker.ts) with its heap ceiling, mirrors what it reports into a store
+ * of ready results, and restarts it with back-off when it dies (out of
+ * memory, a crash). While it is down, scrapes go on with the last results
+ * under the usual staleness rules and its collectors report failure.
+ */
+import { Worker } from 'node:worker_threads';
+import { extname, join } from 'node:path';
+import type { Logger } from 'pino';
+import type { ExporterConfig } from '../config/load';
+import type { RunResult } from '../scheduler/job';
+import { SnapshotStore } from '../snapshot/store';
+import { ownedTargets } from '../scheduler/sharding';
+import type { TracingPlan } from '../tracing';
+import { STOP_DEADLINE_MS } from '../stop-deadline';
+import { CollectionStopped, HostLink } from './link';
+import { toWire, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
+
+const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(config).map((target) => target.name);
+
+const FIRST_BACKOFF_MS = 1_000;
+const MAX_BACKOFF_MS = 5 * 60_000;
+/** The longest a stop gives the estate events and spans still queued in the collection thread. */
+const FLUSH_MS = 5_000;
+
+/** Why the collection thread ended without being asked to (the reason label of dataprotect_exporter_collection_restarts_total). */
+export type RestartReason = 'out_of_memory' | 'crash' | 'exit';
+
+export interface CollectionHostDeps {
+  logger: Logger;
+  tracing?: TracingPlan;
+  /** modules the collection thread loads first (the bench's instrumentation) */
+  preload?: string[];
+  onRequests: (events: readonly RequestEvent[]) => void;
+  onOtlpDropped: (signal: 'traces' | 'logs', count: number) => void;
+  /** told whenever a target's first round has ended (see firstRoundComplete) */
+  onFirstRound: () => void;
+  onRestart: (reason: RestartReason) => void;
+}
+
+/**
+ * Loads the worker's module beside this one: compiled JavaScript, or
+ * TypeScript (under tsx and ts-jest) through tsx's require hook. Evaluated
+ * from source, as a worker's execArgv cannot bring a loader along.
+ */
+const BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+if (workerData.loader) require(workerData.loader);
+for (const module of workerData.preload ?? []) require(module);
+require(workerData.entry);
+`;
+
+function workerEntry(): { entry: string; loader?: string } {
+  const extension = extname(__filename);
+  return { entry: join(__dirname, `worker${extension}`), ...(extension === '.ts' ? { loader: require.resolve('tsx/cjs') } : {}) };
+}
+
+export class CollectionHost {
+  readonly store = new SnapshotStore();
+  private worker: Worker | undefined;
+  private link: HostLink | undefined;
+  private firstRoundDone = false;
+  private scheduling = false;
+  private stopping = false;
+  private backoffMs = FIRST_BACKOFF_MS;
+  private restartTimer: NodeJS.Timeout | undefined;
+  /** the error the thread reported before it exited */
+  private lastError: Error | undefined;
+
+  constructor(
+    private config: ExporterConfig,
+    private readonly deps: CollectionHostDeps,
+  ) {
+    this.spawn();
+  }
+
+  get settings(): ExporterConfig['collection'] {
+    return this.config.collection;
+  }
+
+  get currentConfig(): ExporterConfig {
+    return this.config;
+  }
+
+  targetNames(): string[] {
+    return ownedTargetNames(this.config);
+  }
+
+  /** Whether every collector of the running collection thread has finished a first run (see ExporterRuntime). */
+  firstRoundComplete(): boolean {
+    return this.firstRoundDone;
+  }
+
+  /** A first round right away, then every collector on its schedule (again after every restart). */
+  start(): void {
+    this.scheduling = true;
+    this.link?.send({ type: 'schedule' });
+  }
+
+  /** Moves the collection clock ahead of real time (the bench keeps it on its simulator's). */
+  advanceClock(ms: number): void {
+    this.link?.send({ type: 'advanceClock', ms });
+  }
+
+  runOnce(): Promise<RunResult[]> {
+    return this.connected().call<RunResult[]>({ type: 'runOnce' });
+  }
+
+  /**
+   * Applies a validated configuration in the collection thread. While that
+   * thread is down (or dies meanwhile), the next one starts with it, its
+   * heap ceiling included: the change is then told by target names.
+   */
+  async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
+    const previous = ownedTargetNames(this.config);
+    this.config = next;
+    const applied = await this.link?.call<ConfigChange>({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
+      if (error instanceof CollectionStopped) return undefined;
+      throw error;
+    });
+    if (applied) return applied;
+    const owned = ownedTargetNames(next);
+    const added = owned.filter((name) => !previous.includes(name));
+    return { added, removed: previous.filter((name) => !owned.includes(name)), restarted: [], rescheduled: [] };
+  }
+
+  /** Ends the collection thread at once, as a crash would (it is restarted): for tests of the restart. */
+  async interrupt(): Promise<void> {
+    await this.worker?.terminate();
+  }
+
+  /**
+   * Lets the collection thread abort its runs, log out and send what it
+   * still queues (events, spans) within `budgetMs` (src/stop-deadline.ts
+   * gives it); then the thread is ended, whatever it was doing. Resolves
+   * with the steps the thread cut short (its spans not all sent).
+   */
+  async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
+    this.stopping = true;
+    clearTimeout(this.restartTimer);
+    const worker = this.worker;
+    if (!worker || !this.link) return [];
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), budgetMs)));
+    const flushMs = Math.min(FLUSH_MS, budgetMs / 2);
+    const cutShort = await Promise.race([this.link.call<string[]>({ type: 'stop', flushMs }).catch(() => undefined), deadline]);
+    clearTimeout(timer);
+    await worker.terminate();
+    return cutShort ?? [];
+  }
+
+  private connected(): HostLink {
+    if (!this.link) throw new Error('the collection thread is restarting; try again');
+    return this.link;
+  }
+
+  private spawn(): void {
+    const start: WorkerStart = {
+      config: toWire(this.config),
+      logLevel: this.deps.logger.level,
+      ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}),
+      ...(this.deps.preload ? { preload: this.deps.preload } : {}),
+    };
+    const worker = new Worker(BOOTSTRAP, {
+      eval: true,
+      workerData: { ...start, ...workerEntry() },
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(16, Math.floor(this.config.collection.heapLimit / 1024 ** 2)) },
+    });
+    const link = new HostLink(worker);
+    this.worker = worker;
+    this.link = link;
+    this.lastError = undefined;
+    this.firstRoundDone = false;
+    // Targets a reload removed while the thread was down: the new one never reports them.
+    const owned = new Set(this.targetNames());
+    for (const record of this.store.all()) if (!owned.has(record.target)) this.store.remove(record.target, record.collector);
+    worker.on('message', (message: FromWorker) => this.receive(link, message));
+    worker.on('error', (error) => (this.lastError = error));
+    worker.on('exit', (code) => this.exited(worker, code));
+    // The listening server keeps the daemon alive; a start that fails to listen must end the process.
+    worker.unref();
+    if (this.scheduling) link.send({ type: 'schedule' });
+  }
+
+  private receive(link: HostLink, message: FromWorker): void {
+    if (message.type === 'record') this.store.mirror(message.record);
+    else if (message.type === 'removed') this.store.remove(message.target, message.collector);
+    else if (message.type === 'requests') this.deps.onRequests(message.events);
+    else if (message.type === 'otlpDropped') this.deps.onOtlpDropped(message.signal, message.count);
+    else if (message.type === 'reply') link.replied(message);
+    else {
+      this.firstRoundDone = message.complete;
+      // A thread that finished its first round works: its next death starts the back-off afresh.
+      if (message.complete) this.backoffMs = FIRST_BACKOFF_MS;
+      this.deps.onFirstRound();
+    }
+  }
+
+  private exited(worker: Worker, code: number): void {
+    if (worker !== this.worker) return;
+    this.link?.failAll(new CollectionStopped());
+    this.worker = undefined;
+    this.link = undefined;
+    if (this.stopping) return;
+    const error = this.lastError as (Error & { code?: string }) | undefined;
+    const reason: RestartReason = error?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out_of_memory' : error ? 'crash' : 'exit';
+    this.store.collectionLost(`the collection thread stopped (${reason.replace(/_/g, ' ')})`, Date.now());
+    this.firstRoundDone = false;
+    this.deps.onFirstRound();
+    this.deps.onRestart(reason);
+    this.deps.logger.error({ reason, code, err: error, restartInMs: this.backoffMs }, 'the collection thread stopped; restarting it');
+    this.restartTimer = setTimeout(() => this.spawn(), this.backoffMs).unref();
+    this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);
+  }
+}

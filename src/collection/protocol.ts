@@ -1,0 +1,69 @@
+/**
+ * The messages between the serving thread (host.ts) and the collection
+ * thread (worker.ts). Everything crosses by structured clone; a new result's
+ * bytes are transferred, not copied.
+ */
+import type { ExporterConfig, TargetConfig } from '../config/load';
+import type { CollectorRecord } from '../snapshot/store';
+import type { TracingPlan } from '../tracing';
+import type { RunResult } from '../scheduler/job';
+import { Secret } from '../util/secret';
+
+/** A configuration as it crosses: the passwords as text (a Secret's value is private to it and does not clone). */
+export interface WireConfig extends Omit<ExporterConfig, 'targets'> {
+  targets: Array<Omit<TargetConfig, 'password'> & { password: string }>;
+}
+
+export function toWire(config: ExporterConfig): WireConfig {
+  return { ...config, targets: config.targets.map((target) => ({ ...target, password: target.password.reveal() })) };
+}
+
+export function fromWire(config: WireConfig): ExporterConfig {
+  return { ...config, targets: config.targets.map((target) => ({ ...target, password: new Secret(target.password) })) };
+}
+
+/** What the collection thread starts from. */
+export interface WorkerStart {
+  config: WireConfig;
+  /** the serving thread's log level (its logger's, which tests silence) */
+  logLevel: string;
+  /** modules loaded before the collection thread starts (the bench's instrumentation) */
+  preload?: string[];
+  tracing?: TracingPlan;
+}
+
+/** What a target's runtime reports of one HTTP attempt (src/clients/http.ts's RequestObserver). */
+export interface RequestEvent {
+  target: string;
+  endpoint: string;
+  code: string;
+  durationSeconds: number;
+}
+
+/** What a reload changed (src/runtime.ts's applyConfig). */
+export interface ConfigChange {
+  added: string[];
+  removed: string[];
+  restarted: string[];
+  rescheduled: string[];
+}
+
+/** Asked of the collection thread; each `id` is answered by one reply. */
+export type ToWorker =
+  | { type: 'schedule' }
+  /** moves the collection clock ahead of real time (the bench keeps it on its simulator's) */
+  | { type: 'advanceClock'; ms: number }
+  | { type: 'runOnce'; id: number }
+  | { type: 'apply'; id: number; config: WireConfig }
+  /** the estate events and spans still queued get `flushMs` to leave */
+  | { type: 'stop'; id: number; flushMs: number };
+
+/** Told by the collection thread. A record carries its result only when that result is new. */
+export type FromWorker =
+  | { type: 'record'; record: CollectorRecord }
+  | { type: 'removed'; target: string; collector: string }
+  | { type: 'requests'; events: RequestEvent[] }
+  | { type: 'otlpDropped'; signal: 'traces' | 'logs'; count: number }
+  | { type: 'firstRound'; complete: boolean }
+  /** a stop's value: the steps it cut short (its spans not all sent) */
+  | { type: 'reply'; id: number; value?: RunResult[] | ConfigChange | string[]; error?: string };
