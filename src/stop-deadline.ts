@@ -1,3 +1,5 @@
+import { settlesWithin } from './util/settles-within';
+
 /**
  * How long a stop (SIGTERM, SIGINT) may take: a third of Kubernetes' default
  * grace period of 30 s, so a rollout never ends in a SIGKILL. Each step of
@@ -35,10 +37,7 @@ export class StopDeadline {
    * the caller aborts what it can, and the exit ends the rest.
    */
   async bound(step: string, work: Promise<unknown>): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), Math.max(0, this.endsAt - this.now()))));
-    const finished = await Promise.race([work.then(() => true, () => true), timedOut]);
-    clearTimeout(timer);
+    const finished = await settlesWithin(work, this.endsAt - this.now());
     if (!finished) this.cutShort.push(step);
     return finished;
   }

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from './errors';
-import { parseJson, type HttpResponse } from './http';
+import type { HttpResponse } from './http';
 import { check, oneLine, summarize } from '../util/validation';
 import { countSkippedItem } from './run-requests';
 
@@ -31,6 +31,14 @@ export function errorForStatus(response: HttpResponse, endpoint: string, doing?:
   const what = doing ? `${doing}: ` : '';
   const message = `${what}HTTP ${response.status}${reason ? ` (${reason})` : ''}`;
   return new ApiError(response.status === 401 ? 'auth' : 'status', endpoint, message, response.status);
+}
+
+/** A login the API refused (401, 403): an `auth` error naming the user (never the password), undefined for other statuses. */
+export function loginRejected(response: HttpResponse, endpoint: string, username: string): ApiError | undefined {
+  if (response.status !== 401 && response.status !== 403) return undefined;
+  const reason = serverReason(response.text);
+  const status = `HTTP ${response.status}${reason ? `: ${reason}` : ''}`;
+  return new ApiError('auth', endpoint, `login rejected for user ${username} (${status})`, response.status);
 }
 
 /** Throws errorForStatus unless the status is one of `accepted` (default 200). */
@@ -119,3 +127,16 @@ export const optional = <S extends z.ZodType>(schema: S) => schema.nullish().tra
 /** A string or number identifier, read as a string (APIs differ on ids' JSON type). */
 export const idString = z.union([z.string(), z.number()]).transform((value) => String(value));
 
+/**
+ * Parses a JSON body; a malformed body becomes a bounded `parse` error, never
+ * a crash. The parser's message is quoted without the piece of the body it
+ * cites, which could be anything the body holds.
+ */
+export function parseJson(response: HttpResponse, endpoint: string): unknown {
+  try {
+    return JSON.parse(response.text);
+  } catch (error) {
+    const problem = (error as Error).message.replace(/, ".*" is not valid JSON$/s, ' (not valid JSON)').slice(0, 120);
+    throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte body: ${problem}`, response.status);
+  }
+}

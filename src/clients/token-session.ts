@@ -11,8 +11,8 @@ import type { Logger } from 'pino';
 import { ApiError } from './errors';
 import type { HttpResponse } from './http';
 import { errorForStatus } from './response';
-import { waitUnlessAborted } from './wait';
 import type { Redactor } from '../util/secret';
+import { SingleFlight } from '../util/single-flight';
 
 /** What a login gives. */
 export interface IssuedToken {
@@ -33,6 +33,9 @@ export interface TokenSessionOptions {
   readonly clock?: () => number;
 }
 
+/** Logging out is a courtesy at shutdown: it must not hold the exit up. */
+const LOGOUT_TIMEOUT_MS = 5_000;
+
 /** Renew this long before the token's end (at most), so a request never races the expiry. */
 const RENEW_MARGIN_MS = 60_000;
 
@@ -44,7 +47,7 @@ interface HeldToken {
 
 export class TokenSession {
   private current: HeldToken | undefined;
-  private pending: Promise<HeldToken> | undefined;
+  private readonly login = new SingleFlight(() => this.logIn());
   private loginCount = 0;
   private readonly clock: () => number;
 
@@ -65,8 +68,7 @@ export class TokenSession {
   async get(signal?: AbortSignal): Promise<string> {
     const current = this.current;
     if (current && this.clock() < current.renewAt) return current.value;
-    this.pending ??= this.startLogin();
-    const token = await waitUnlessAborted(this.pending, signal, () => this.abortError());
+    const token = await this.login.run(signal, () => this.abortError());
     return token.value;
   }
 
@@ -102,27 +104,35 @@ export class TokenSession {
    * undefined when there is none.
    */
   async release(): Promise<string | undefined> {
-    await this.pending?.catch(() => undefined);
+    await this.login.settled();
     const token = this.current?.value;
     this.current = undefined;
     return token;
   }
 
-  private startLogin(): Promise<HeldToken> {
+  /**
+   * Ends the session on the server with `logout` (when logged in), bounded by
+   * LOGOUT_TIMEOUT_MS; never throws: a failed logout is only logged.
+   */
+  async close(logout: (token: string, signal: AbortSignal) => Promise<HttpResponse>): Promise<void> {
+    const token = await this.release();
+    if (!token) return;
+    try {
+      const response = await logout(token, AbortSignal.timeout(LOGOUT_TIMEOUT_MS));
+      if (response.status >= 300 && response.status !== 401) this.options.logger?.debug({ status: response.status }, 'logout not accepted');
+    } catch (error) {
+      this.options.logger?.debug({ err: error }, 'logout failed');
+    }
+  }
+
+  private async logIn(): Promise<HeldToken> {
     const started = this.clock();
-    const running = this.options.login().then(({ value, expiresInSeconds }) => {
-      this.loginCount += 1;
-      this.options.redactor?.addToken(value);
-      const token: HeldToken = { value, renewAt: renewTime(started, expiresInSeconds) };
-      this.current = token;
-      return token;
-    });
-    // Whatever the outcome, the next caller after this login starts afresh (a failed login is not remembered).
-    const settled = (): void => {
-      if (this.pending === running) this.pending = undefined;
-    };
-    running.then(settled, settled);
-    return running;
+    const { value, expiresInSeconds } = await this.options.login();
+    this.loginCount += 1;
+    this.options.redactor?.addToken(value);
+    const token: HeldToken = { value, renewAt: renewTime(started, expiresInSeconds) };
+    this.current = token;
+    return token;
   }
 
   private abortError(): ApiError {

@@ -6,6 +6,7 @@
  * time: a slow endpoint fills the queue, and the queue drops, instead of
  * piling up requests or memory.
  */
+import { settlesWithin } from '../util/settles-within';
 
 /** What an OpenTelemetry exporter reports of one export (ExportResult of @opentelemetry/core, where SUCCESS is 0). */
 export interface ExportOutcome {
@@ -67,9 +68,7 @@ export class BoundedExportQueue<T> {
 
   /** Exports what is queued within `timeoutMs`, then stops the exporter; what is left is discarded and counted. */
   async shutdown(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.flush(), new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs).unref()))]);
-    clearTimeout(timer);
+    await settlesWithin(this.flush(), timeoutMs);
     this.stopped = true;
     clearTimeout(this.timer);
     if (this.queue.length > 0) this.options.onDropped(this.queue.length);

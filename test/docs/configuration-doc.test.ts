@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COLLECTORS } from '../../src/collectors/registry';
-import { RETRIABLE_STATUS } from '../../src/clients/http';
+import { RETRIABLE_STATUS } from '../../src/clients/retry';
 import { withCollectorsTable } from '../../src/metrics/docs';
 import { usage } from '../../simulator/cli';
 

@@ -128,7 +128,7 @@ const CASES: EchoCase[] = [
     path: '/rest/v1.0/auth',
     status: 401,
     echo: (request) => `Invalid credentials in ${request.body}`,
-    page: 'login rejected: HTTP 401 (Invalid credentials in {&quot;username&quot;:&quot;admin&quot;,&quot;password&quot;:&quot;[REDACTED]&quot;})',
+    page: 'login rejected for user admin (HTTP 401: Invalid credentials in {&quot;username&quot;:&quot;admin&quot;,&quot;password&quot;:&quot;[REDACTED]&quot;})',
   },
   {
     name: 'beyond the five: a storage 403 quoting the X-DD-AUTH-TOKEN header',

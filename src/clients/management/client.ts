@@ -2,13 +2,13 @@ import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
-import { parseJson, type HttpCore } from '../http';
-import { errorForStatus, serverReason, validate, validateItems } from '../response';
+import type { HttpCore } from '../http';
+import { errorForStatus, loginRejected, parseJson, validate, validateItems } from '../response';
 import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
 import { and, isIn, type Filter } from './filter';
 import { isLiveCopy, liveCopiesOnly } from './copy-states';
 import { queryString } from '../query-string';
-import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
+import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher, type PageRequest } from './paging';
 import { partitionedRandomPages, type PartitionKey } from './partitioned';
 import {
   activitySchema,
@@ -47,10 +47,10 @@ export interface ListOptions {
 
 /** The partition key of listings whose items have an id. */
 const BY_ID: PartitionKey = { field: 'id', nullable: false };
+/** The partition key of compliance results, which have no id and whose assetId may be null. */
+const BY_ASSET_ID: PartitionKey = { field: 'assetId', nullable: true };
 /** The token's lifetime when the login answer has no expires_in. */
 const DEFAULT_TOKEN_TTL_SECONDS = 3600;
-/** Time given to the logout at shutdown. */
-const LOGOUT_TIMEOUT_MS = 5_000;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
 export const LATEST_COPIES_BATCH = 100;
 
@@ -114,11 +114,13 @@ export class ManagementClient {
     if (assetIds.length > LATEST_COPIES_BATCH) throw new RangeError(`latest-copies takes at most ${LATEST_COPIES_BATCH} ids a request`);
     const endpoint = ENDPOINTS.latestCopies;
     const filter = and(isIn('assetId', assetIds), liveCopiesOnly()).toString();
-    const { body, status } = await this.fetchJson({ endpoint, path: endpoint + queryString({ filter }), idempotent: true, ...(signal ? { signal } : {}) });
+    const path = endpoint + queryString({ filter });
+    const { body, status } = await this.fetchJson({ endpoint, path, idempotent: true, ...(signal ? { signal } : {}) });
     const envelope = validate(body, endpoint, singlePageEnvelope, status);
     const totalPages = envelope.page?.totalPages;
     if (totalPages != null && totalPages > 1) {
-      throw new ApiError('protocol', endpoint, `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`, status);
+      const problem = `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`;
+      throw new ApiError('protocol', endpoint, problem, status);
     }
     return validateItems(latestCopySchema, envelope.content, endpoint, 'content').filter(isLiveCopy);
   }
@@ -153,12 +155,14 @@ export class ManagementClient {
 
   /** Random paging; over 10,000 results, in ranges of id. */
   protectionPolicies(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ProtectionPolicy[]> {
-    return this.partitionedPages(ENDPOINTS.protectionPolicies, '/api/v2/protection-policies', protectionPolicySchema, options, BY_ID, signal);
+    const { protectionPolicies } = ENDPOINTS;
+    return this.partitionedPages(protectionPolicies, protectionPolicies, protectionPolicySchema, options, BY_ID, signal);
   }
 
   /** Random paging; over 10,000 results, in ranges of assetId (a result has no id; its assetId may be null). */
   complianceDetails(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ComplianceDetail[]> {
-    return this.partitionedPages(ENDPOINTS.complianceDetails, '/api/v2/compliance-details', complianceSchema, options, { field: 'assetId', nullable: true }, signal);
+    const { complianceDetails } = ENDPOINTS;
+    return this.partitionedPages(complianceDetails, complianceDetails, complianceSchema, options, BY_ASSET_ID, signal);
   }
 
   /** Random paging; over 10,000 results, in ranges of id. */
@@ -196,7 +200,7 @@ export class ManagementClient {
     signal?: AbortSignal,
   ): AsyncGenerator<Array<z.output<S>>> {
     const listing = {
-      specFor: (filter: Filter | undefined) => this.spec(endpoint, path, schema, { filter, orderby: options.orderby, pageSize: options.pageSize }),
+      specFor: (filter: Filter | undefined) => this.spec(endpoint, path, schema, { ...options, filter }),
       filter: options.filter,
       key,
     };
@@ -220,9 +224,9 @@ export class ManagementClient {
   }
 
   /** A GET with the bearer token (see TokenSession.send for the 401); the parsed JSON of a 2xx answer, an ApiError otherwise. */
-  async fetchJson(request: { endpoint: string; path: string; idempotent?: boolean; signal?: AbortSignal }): Promise<{ body: unknown; status: number }> {
+  async fetchJson(request: PageRequest): Promise<{ body: unknown; status: number }> {
     const response = await this.session.send(request.endpoint, request.signal, (token) =>
-      this.http.request({ method: 'GET', ...request, headers: { authorization: `Bearer ${token}` } }),
+      this.http.request({ method: 'GET', ...request, headers: bearer(token) }),
     );
     if (response.status < 200 || response.status >= 300) throw errorForStatus(response, request.endpoint);
     return { body: parseJson(response, request.endpoint), status: response.status };
@@ -230,21 +234,10 @@ export class ManagementClient {
 
   /** Logs out (when logged in) and closes the connections; never throws. */
   async close(): Promise<void> {
-    const token = await this.session.release();
-    if (token) {
-      try {
-        await this.http.request({
-          method: 'POST',
-          endpoint: ENDPOINTS.logout,
-          path: ENDPOINTS.logout,
-          headers: { authorization: `Bearer ${token}` },
-          signal: AbortSignal.timeout(LOGOUT_TIMEOUT_MS),
-          idempotent: false,
-        });
-      } catch (error) {
-        this.deps.logger.debug({ err: error }, 'logout failed');
-      }
-    }
+    const { logout } = ENDPOINTS;
+    await this.session.close((token, signal) =>
+      this.http.request({ method: 'POST', endpoint: logout, path: logout, headers: bearer(token), signal, idempotent: false }),
+    );
     await this.http.close();
   }
 
@@ -269,10 +262,8 @@ export class ManagementClient {
       path: endpoint,
       body: { username: this.target.username, password: this.target.password.reveal() },
     });
-    if (response.status === 401 || response.status === 403) {
-      const reason = serverReason(response.text);
-      throw new ApiError('auth', endpoint, `login rejected for user ${this.target.username} (HTTP ${response.status}${reason ? `: ${reason}` : ''})`, response.status);
-    }
+    const rejected = loginRejected(response, endpoint, this.target.username);
+    if (rejected) throw rejected;
     if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
     let body: unknown;
     try {
@@ -284,6 +275,10 @@ export class ManagementClient {
     const parsed = validate(body, endpoint, loginResponseSchema, response.status);
     return { value: parsed.access_token, expiresInSeconds: parsed.expires_in ?? DEFAULT_TOKEN_TTL_SECONDS };
   }
+}
+
+function bearer(token: string): Record<string, string> {
+  return { authorization: `Bearer ${token}` };
 }
 
 /** latest-copies' answer: one page, whatever page information it carries */

@@ -14,14 +14,23 @@
  * Stopping the iteration early (break) sends nothing more (random paging
  * aborts the pages it had already requested ahead).
  */
+import pLimit from 'p-limit';
 import { z } from 'zod';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
 import { validate, validateItems } from '../response';
 
-/** Fetches one page and returns its parsed JSON body; `idempotent: false` forbids retries that could resend the request. */
-export type PageFetcher = (request: { endpoint: string; path: string; idempotent: boolean; signal?: AbortSignal }) => Promise<{ body: unknown; status: number }>;
+/** One GET; `idempotent: false` forbids retries that could resend the request. */
+export interface PageRequest {
+  endpoint: string;
+  path: string;
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+/** Fetches one page and returns its parsed JSON body. */
+export type PageFetcher = (request: PageRequest & { idempotent: boolean }) => Promise<{ body: unknown; status: number }>;
 
 export interface ListSpec<S extends z.ZodType> {
   /** path template for metrics, e.g. /api/v2/assets/{id}/copies */
@@ -68,14 +77,15 @@ const serialEnvelope = z.object({
 });
 
 /**
- * Random paging: page 1, then, once it tells how many pages there are, up to
- * `concurrency` pages requested ahead (the target's connections: a listing
- * of 20 pages does not take 20 round trips one after another), yielded in
- * page order. The next pages are requested before a page's items are handed
- * over, so they load while the caller works. A page's own totalPages is
- * honoured as it comes: a list that grew is read on, one that shrank ends
- * there. Pages requested ahead and not used (the caller stopped, a page
- * failed) are aborted.
+ * Random paging: page 1, then, once it tells how many pages there are, every
+ * page, at most `concurrency` in flight at once (the limiter of
+ * forEachConcurrent: a listing of 20 pages does not take 20 round trips one
+ * after another, nor holds every connection of the target), yielded in page
+ * order. Pages are requested before a page's items are handed over, so they
+ * load while the caller works. A page's own totalPages is honoured as it
+ * comes: a list that grew is read on, one that shrank ends there. Pages
+ * requested and not used (the caller stopped, a page failed) are aborted or,
+ * still queued, never sent.
  */
 export async function* randomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
@@ -83,64 +93,71 @@ export async function* randomPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
   concurrency = 1,
 ): AsyncGenerator<Array<z.output<S>>> {
+  const limit = pLimit(Math.max(1, concurrency));
   const ahead = new Map<number, ReturnType<PageFetcher>>();
   /** aborts the pages requested ahead; made when the first is (most listings have one page) */
   let abandon: AbortController | undefined;
-  let known = 1; // pages known to exist: page 1 until its answer tells more
-  let nextToRequest = 1;
+  let requested = 0;
   const request = (page: number): ReturnType<PageFetcher> => {
     let pageSignal = signal;
     if (page > 1) {
       abandon ??= new AbortController();
       pageSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
     }
-    return fetchPage({
-      endpoint: spec.endpoint,
-      path: spec.path + queryString(spec.query, { page, pageSize: spec.pageSize }),
-      idempotent: true,
-      ...(pageSignal ? { signal: pageSignal } : {}),
-    });
+    const path = spec.path + queryString(spec.query, { page, pageSize: spec.pageSize });
+    return fetchPage({ endpoint: spec.endpoint, path, idempotent: true, ...(pageSignal ? { signal: pageSignal } : {}) });
   };
-  const fill = (): void => {
-    while (nextToRequest <= known && ahead.size < Math.max(1, concurrency)) {
-      const answer = request(nextToRequest);
+  const requestUpTo = (last: number): void => {
+    while (requested < last) {
+      const page = ++requested;
+      const answer = limit(() => request(page));
       answer.catch(() => undefined); // a page never used is not an unhandled rejection; a used one throws where awaited
-      ahead.set(nextToRequest++, answer);
+      ahead.set(page, answer);
     }
   };
   try {
-    fill();
+    requestUpTo(1);
     for (let page = 1; ; page++) {
-      const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: page <= known, and the window starts at it
+      const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: the pages up to `readable` are
       ahead.delete(page);
       const { body, status } = await answer;
-      const envelope = validate(body, spec.endpoint, randomEnvelope, status);
-      // Without page information the answer is the whole list (asking for page 2
-      // of a service that ignores `page` would return the same items forever).
-      const totalPages = envelope.page?.totalPages;
-      if (totalPages != null && totalPages > maxPages(spec)) {
-        throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
-      }
-      const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
-      const last = totalPages == null || page >= totalPages;
-      if (!last && envelope.content.length === 0) {
-        // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
-        throw new ApiError('protocol', spec.endpoint, `random paging: page ${page} is empty but the service claims ${totalPages} pages`, status);
-      }
-      const total = envelope.page?.totalElements;
-      const readable = last ? page : readablePages(spec, totalPages, total, status);
-      const cut = !last && page >= readable;
-      if (cut) spec.cutAtLimit?.(total ?? 0, page * spec.pageSize);
-      if (!last && !cut) {
-        known = readable;
-        fill(); // before handing the items over: the next pages load while the caller works
-      }
+      const { items, last, cut, readable } = checkRandomPage(body, status, page, spec);
+      if (!last && !cut) requestUpTo(readable); // before handing the items over: the next pages load while the caller works
       if (items.length > 0) yield items;
       if (last || cut) return;
     }
   } finally {
-    if (ahead.size > 0) abandon?.abort();
+    if (ahead.size > 0) {
+      limit.clearQueue(); // queued pages are never sent
+      abandon?.abort();
+    }
   }
+}
+
+/**
+ * One random page checked: its items, whether it is the last, whether the
+ * listing is cut at the 10,000-result limit here, and the pages there are to read.
+ */
+function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, page: number, spec: ListSpec<S>) {
+  const envelope = validate(body, spec.endpoint, randomEnvelope, status);
+  // Without page information the answer is the whole list (asking for page 2
+  // of a service that ignores `page` would return the same items forever).
+  const totalPages = envelope.page?.totalPages;
+  if (totalPages != null && totalPages > maxPages(spec)) {
+    throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
+  }
+  const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
+  const last = totalPages == null || page >= totalPages;
+  if (!last && envelope.content.length === 0) {
+    // A list that shrank says so with its totalPages; an empty page before the end is a service that would be asked forever.
+    const problem = `random paging: page ${page} is empty but the service claims ${totalPages} pages`;
+    throw new ApiError('protocol', spec.endpoint, problem, status);
+  }
+  const total = envelope.page?.totalElements;
+  const readable = last ? page : readablePages(spec, totalPages, total, status);
+  const cut = !last && page >= readable;
+  if (cut) spec.cutAtLimit?.(total ?? 0, page * spec.pageSize);
+  return { items, last, cut, readable };
 }
 
 /**
@@ -152,7 +169,8 @@ export async function* randomPages<S extends z.ZodType>(
 function readablePages(spec: ListSpec<z.ZodType>, totalPages: number, total: number | null | undefined, status: number): number {
   if (total == null || total <= RANDOM_PAGING_LIMIT) return totalPages;
   if (!spec.cutAtLimit) {
-    throw new ApiError('protocol', spec.endpoint, `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`, status);
+    const problem = `random paging over ${total} results: the service allows it for at most ${RANDOM_PAGING_LIMIT}`;
+    throw new ApiError('protocol', spec.endpoint, problem, status);
   }
   return Math.floor(RANDOM_PAGING_LIMIT / spec.pageSize);
 }
@@ -182,7 +200,8 @@ export async function* serialPages<S extends z.ZodType>(
       throw new ApiError('protocol', spec.endpoint, `serial paging: page ${page} is empty but its queryState is not END`, status);
     }
     if (next === 'BEGIN' || used.has(next)) {
-      throw new ApiError('protocol', spec.endpoint, `serial paging: the service returned queryState "${next.slice(0, 40)}" again; a token is never sent twice`, status);
+      const problem = `serial paging: the service returned queryState "${next.slice(0, 40)}" again; a token is never sent twice`;
+      throw new ApiError('protocol', spec.endpoint, problem, status);
     }
     if (page >= maxPages(spec)) throw tooManyPages(spec.endpoint, `serial paging did not reach END after ${page} pages`, spec, status);
     used.add(next);

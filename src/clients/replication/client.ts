@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
-import { parseJson, type HttpCore } from '../http';
-import { checkItem, expectStatus, parseBody } from '../response';
+import type { HttpCore } from '../http';
+import { checkItem, expectStatus, parseBody, parseJson } from '../response';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQueryString, renamedQuery, type ListQuery } from './query';
 import {
@@ -51,7 +51,8 @@ function itemSchema(schema: z.ZodObject, fields: readonly string[]): z.ZodType {
   let item = byFields.get(key);
   if (!item) {
     const shape = schema.shape as Record<string, z.ZodType>;
-    byFields.set(key, (item = fields.length > 0 ? z.object(Object.fromEntries(fields.map((field) => [field, shape[field] as z.ZodType]))) : schema));
+    item = fields.length > 0 ? z.object(Object.fromEntries(fields.map((field) => [field, shape[field] as z.ZodType]))) : schema;
+    byFields.set(key, item);
   }
   return item;
 }
@@ -153,7 +154,8 @@ export class ReplicationClient {
     const endpoint = BASE + resource;
     const response = await this.get(endpoint + listQueryString(serverNames ? renamedQuery(query, serverNames) : query), endpoint, signal);
     const body = parseJson(response, endpoint);
-    if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`, response.status);
+    const problem = `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`;
+    if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, problem, response.status);
     // Item by item: a bad item is skipped and counted, named by its index.
     const item = itemSchema(schema, query.fields);
     const items: unknown[] = [];

@@ -2,9 +2,9 @@ import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { httpCoreFor, type ClientDeps } from '../core-factory';
 import { ApiError } from '../errors';
-import { parseJson, type HttpCore } from '../http';
+import type { HttpCore } from '../http';
 import { queryString } from '../query-string';
-import { errorForStatus, validate } from '../response';
+import { errorForStatus, parseJson, validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
 import { apiSystemPath, plainSystemId, restPath, restSystemPath, systemPathSegment, systemsCollection, type ResourcePath } from './paths';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
@@ -22,9 +22,9 @@ import {
   type StorageAlert,
   type SystemDetails,
 } from './schemas';
-import { AUTH_PATH, TOKEN_HEADER, storageLogin, storageLogout } from './auth';
+import { AUTH_PATH, TOKEN_HEADER, storageLogin } from './auth';
 import { TokenSession } from '../token-session';
-import { waitUnlessAborted } from '../wait';
+import { SingleFlight } from '../../util/single-flight';
 
 export * from './schemas';
 export { restSystemPath, type ResourcePath } from './paths';
@@ -55,6 +55,7 @@ export const DISCOVERY_TTL_MS = 60_000;
 export const MAX_STORAGE_PAGE_SIZE = 200;
 /** Statuses of GET /rest/v1.0/store-systems by which a server says it lists no managed systems (it is an appliance). */
 const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
+const ACTIVE = { filter: 'status=active' };
 
 /**
  * Client of the storage appliance / management center API (port 3009).
@@ -75,7 +76,7 @@ export class StorageClient {
   private readonly session: TokenSession;
   private readonly spelling: SpellingResolver;
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
-  private discovering: Promise<StorageDiscovery> | undefined;
+  private readonly discovery = new SingleFlight(() => this.runDiscovery());
 
   constructor(
     readonly target: TargetConfig,
@@ -110,19 +111,9 @@ export class StorageClient {
   async discover(signal?: AbortSignal): Promise<StorageDiscovery> {
     const cached = this.cachedDiscovery;
     if (cached && Date.now() - cached.atMs < DISCOVERY_TTL_MS) return cached.value;
-    this.discovering ??= this.runDiscovery()
-      .then((value) => {
-        this.cachedDiscovery = { atMs: Date.now(), value };
-        return value;
-      })
-      .finally(() => {
-        this.discovering = undefined;
-      });
-    return waitUnlessAborted(
-      this.discovering,
-      signal,
-      () => new ApiError('aborted', '/rest/v1.0/store-systems', 'aborted by the collector time limit while waiting for the system discovery'),
-    );
+    const abortError = (): ApiError =>
+      new ApiError('aborted', '/rest/v1.0/store-systems', 'aborted by the collector time limit while waiting for the system discovery');
+    return this.discovery.run(signal, abortError);
   }
 
   /** GET /rest/v1.0/system: the server itself (on a management center, the center). */
@@ -160,7 +151,7 @@ export class StorageClient {
   /** Active alerts: `GET /rest/v1.0/store-systems/{id}/alerts?filter=status=active`, every page. */
   async activeAlerts(system: StorageSystemRef, signal?: AbortSignal): Promise<StorageAlert[]> {
     const alerts = await this.spelling.resolve((spelling) =>
-      this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), { filter: 'status=active' }, 'alert_list', storageAlertSchema, signal),
+      this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), ACTIVE, 'alert_list', storageAlertSchema, signal),
     );
     // The filter is the server's job; checking again keeps cleared alerts out if it is ignored
     // (an alert without a status was served for status=active, and counts).
@@ -176,12 +167,19 @@ export class StorageClient {
 
   /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
   async close(): Promise<void> {
-    const token = await this.session.release();
-    if (token !== undefined) await storageLogout(this.http, this.target, token, this.deps.logger);
+    await this.session.close((token, signal) =>
+      this.http.request({ method: 'DELETE', path: AUTH_PATH, endpoint: AUTH_PATH, headers: { [TOKEN_HEADER]: token }, signal }),
+    );
     await this.http.close();
   }
 
   private async runDiscovery(): Promise<StorageDiscovery> {
+    const value = await this.findSystems();
+    this.cachedDiscovery = { atMs: Date.now(), value };
+    return value;
+  }
+
+  private async findSystems(): Promise<StorageDiscovery> {
     const mode = this.target.storageMode;
     if (mode === 'appliance') return applianceDiscovery(await this.systemDetails());
     if (mode === 'center') return { mode: 'center', systems: toRefs(await this.managedSystems()) };
@@ -230,7 +228,7 @@ export class StorageClient {
   }
 
   /** GET with the session's token (see TokenSession.send for the 401), a 200 required, JSON parsed. */
-  private async getJson(resource: ResourcePath, signal: AbortSignal | undefined, query: Record<string, string | number> = {}): Promise<unknown> {
+  private async getJson(resource: ResourcePath, signal?: AbortSignal, query: Record<string, string | number> = {}): Promise<unknown> {
     const { endpoint } = resource;
     const response = await this.session.send(endpoint, signal, (token) =>
       this.http.request({
@@ -257,12 +255,11 @@ export function capacityOfTier(sample: CapacitySample, tier: CapacityTier, endpo
   const { collection_epoch } = sample;
   if (sample.tier_capacity_usage) {
     const usage = sample.tier_capacity_usage.find((entry) => entry.tier === tier);
-    return usage && { collection_epoch, physical_capacity: usage.physical_capacity, logical_capacity: usage.logical_capacity, compression_factor: usage.compression_factor };
+    return usage && tierCapacity(collection_epoch, usage);
   }
-  if (sample.physical_capacity) {
-    return { collection_epoch, physical_capacity: sample.physical_capacity, logical_capacity: sample.logical_capacity, compression_factor: sample.compression_factor };
-  }
-  throw new ApiError('protocol', endpoint, `the capacity sample of ${sample.collection_epoch} carries neither physical_capacity nor tier_capacity_usage`);
+  if (sample.physical_capacity) return tierCapacity(collection_epoch, { ...sample, physical_capacity: sample.physical_capacity });
+  const problem = `the capacity sample of ${collection_epoch} carries neither physical_capacity nor tier_capacity_usage`;
+  throw new ApiError('protocol', endpoint, problem);
 }
 
 /**
@@ -275,6 +272,12 @@ export function chooseMode(listed: readonly ManagedSystem[] | undefined, self: S
   const selfId = self.uuid !== undefined ? plainSystemId(self.uuid) : undefined;
   const managed = (listed ?? []).filter((system) => plainSystemId(system.id) !== selfId);
   return managed.length > 0 ? { mode: 'center', systems: toRefs(managed) } : applianceDiscovery(self);
+}
+
+/** A tier's capacity figures, whatever else `figures` carries. */
+function tierCapacity(collection_epoch: number, figures: Omit<TierCapacity, 'collection_epoch'>): TierCapacity {
+  const { physical_capacity, logical_capacity, compression_factor } = figures;
+  return { collection_epoch, physical_capacity, logical_capacity, compression_factor };
 }
 
 function applianceDiscovery(details: SystemDetails): StorageDiscovery {
