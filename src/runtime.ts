@@ -83,7 +83,11 @@ export class ExporterRuntime {
     const logger = this.deps.logger.child({ target: target.name });
     const runtime: TargetRuntime = {
       config: target,
-      client: createClient(target, { logger, responseBudget: this.responseBudget, ...(this.deps.observer ? { observer: this.deps.observer } : {}) }),
+      client: createClient(target, {
+        logger,
+        responseBudget: this.responseBudget,
+        ...(this.deps.observer ? { observer: this.deps.observer } : {}),
+      }),
       shared: new Map(),
     };
     const active = { runtime, jobs: this.jobsFor(runtime, []), fingerprint: fingerprintOf(target) };

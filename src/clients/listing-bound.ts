@@ -20,5 +20,6 @@ export function maxPages(bound: ListingBound): number {
 
 /** The error of a listing that would pass its page bound; `what` says what the service did. */
 export function tooManyPages(endpoint: string, what: string, bound: ListingBound, status?: number): ApiError {
-  return new ApiError('protocol', endpoint, `${what}: more than ${maxPages(bound)} pages of ${bound.pageSize}, the bound maxListingItems (${bound.maxItems}) sets`, status);
+  const limit = `more than ${maxPages(bound)} pages of ${bound.pageSize}, the bound maxListingItems (${bound.maxItems}) sets`;
+  return new ApiError('protocol', endpoint, `${what}: ${limit}`, status);
 }

@@ -54,7 +54,8 @@ export class SpellingResolver {
     } catch (error) {
       if (!isNotFound(error)) throw error;
       // Named by the seed's path, the contract's, and saying both were asked: a wrong URL looks like this.
-      throw new ApiError('status', seedNotFound.endpoint, `HTTP 404, and 404 in the product spelling too (${error.endpoint})`, 404, { cause: error });
+      const what = `HTTP 404, and 404 in the product spelling too (${error.endpoint})`;
+      throw new ApiError('status', seedNotFound.endpoint, what, 404, { cause: error });
     }
   }
 

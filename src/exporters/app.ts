@@ -76,7 +76,8 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
     if (!target || !deps.targetNames().includes(target)) {
       const elsewhere = target ? deps.collectedElsewhere?.(target) : undefined;
       const message = elsewhere
-        ? `target "${target}" is collected by shard ${elsewhere.shard}, not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`
+        ? `target "${target}" is collected by shard ${elsewhere.shard}, ` +
+          `not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`
         : target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n';
       res.status(400).type('text/plain').send(message);
       return;

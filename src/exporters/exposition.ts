@@ -101,7 +101,9 @@ export interface RenderOptions {
 export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions): Buffer[] {
   const fresh = records.filter((record) => record.result !== undefined && isFresh(record, options.now, options.staleAfterMs));
   const status = new Map<string, string>();
-  for (const sample of statusSamples(records)) status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
+  for (const sample of statusSamples(records)) {
+    status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
+  }
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
     const statusText = status.get(family.name);

@@ -18,16 +18,21 @@ export function landingPage(records: readonly CollectorRecord[], basePath = ''):
   for (const record of records) byTarget.set(record.target, [...(byTarget.get(record.target) ?? []), record]);
   const sections = [...byTarget].map(([target, list]) => {
     const rows = list
-      .map((r) => `<tr class="${r.lastRunSucceeded === false ? 'failed' : ''}"><td>${escapeHtml(r.collector)}</td><td>${escapeHtml(resultOf(r))}</td><td>${r.runs}</td><td>${r.failures}</td></tr>`)
+      .map((r) => {
+        const cells = [escapeHtml(r.collector), escapeHtml(resultOf(r)), r.runs, r.failures].map((cell) => `<td>${cell}</td>`).join('');
+        return `<tr class="${r.lastRunSucceeded === false ? 'failed' : ''}">${cells}</tr>`;
+      })
       .join('\n');
-    return `<h2>${escapeHtml(target)} <small>(${escapeHtml(list[0]?.kind ?? '')})</small> <a href="${basePath}/probe?target=${encodeURIComponent(target)}">probe</a></h2>
+    const probe = `<a href="${basePath}/probe?target=${encodeURIComponent(target)}">probe</a>`;
+    return `<h2>${escapeHtml(target)} <small>(${escapeHtml(list[0]?.kind ?? '')})</small> ${probe}</h2>
 <table><tr><th>collector</th><th>last result</th><th>runs</th><th>failures</th></tr>
 ${rows}
 </table>`;
   });
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>dataprotect-exporter</title>
-<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}tr.failed td{background:#fdd}</style>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}tr.failed td{background:#fdd}</style>
 </head><body>
 <h1>dataprotect-exporter ${escapeHtml(VERSION)}</h1>
 <p><a href="${basePath}/metrics">/metrics</a> · <a href="${basePath}/healthz">/healthz</a> · <a href="${basePath}/readyz">/readyz</a></p>

@@ -28,7 +28,10 @@ export class SelfMetrics implements RequestObserver {
   private readonly registry = new Registry();
   private readonly processRegistry = new Registry();
   private readonly apiRequests = new Counter(this.declare('dataprotect_api_requests_total'));
-  private readonly apiDuration = new Histogram({ ...this.declare('dataprotect_api_request_duration_seconds'), buckets: API_DURATION_BUCKETS });
+  private readonly apiDuration = new Histogram({
+    ...this.declare('dataprotect_api_request_duration_seconds'),
+    buckets: API_DURATION_BUCKETS,
+  });
   private readonly buildInfo = new Gauge(this.declare('dataprotect_exporter_build_info'));
   private readonly otlpDropped = new Counter(this.declare('dataprotect_otlp_dropped_total'));
   private readonly firstRoundComplete = new Gauge(this.declare('dataprotect_exporter_first_round_complete'));

@@ -4,7 +4,7 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
 import { countingRequests, type RunCount } from '../clients/run-requests';
-import type { AnyCollector, EstateEvents, SharedKey } from '../collectors/types';
+import type { AnyCollector, CollectResult, EstateEvents, SharedKey } from '../collectors/types';
 import { alreadyReported } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
 import { metricFamily } from '../metrics/catalog';
@@ -153,88 +153,111 @@ export class CollectorJob {
 
   private execute(): Promise<RunResult> {
     const target = this.runtime.config.name;
-    const { store } = this.deps;
     return tracer.startActiveSpan(`collect ${this.name}`, async (span) => {
       span.setAttributes({ 'dataprotect.target': target, 'dataprotect.collector': this.name });
       const logger = this.deps.logger.child({ target, collector: this.name });
-      store.runStarted(target, this.name);
-      const started = performance.now();
-      const controller = new AbortController();
-      this.runController = controller;
-      const count: RunCount = { requests: 0, skipped: [] };
-      const timeoutMs = this.timeoutMs;
-      const timer = setTimeout(() => controller.abort(new CollectorTimeoutError(this.name, timeoutMs)), timeoutMs);
-      // Ends the run at its time limit or its stop even when the collector ignores its signal.
-      const aborted = new Promise<never>((_, reject) =>
-        controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)),
-      );
+      this.deps.store.runStarted(target, this.name);
+      const run: Run = { span, logger, started: performance.now(), count: { requests: 0, skipped: [] }, controller: new AbortController() };
+      this.runController = run.controller;
       try {
-        const shared = this.runtime.shared;
-        const now = this.deps.now ?? (() => new Date());
-        const collectingSince = (this.collectingSince ??= now());
-        const collecting = countingRequests(count, () =>
-          this.definition.collect(
-            {
-              target: this.runtime.config,
-              client: this.runtime.client,
-              settings: this.deps.settings(),
-              logger,
-              state: this.state,
-              shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
-              now,
-              collectingSince,
-              timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
-            },
-            controller.signal,
-          ),
-        );
-        collecting.catch(() => undefined);
-        aborted.catch(() => undefined);
-        const result = await Promise.race([collecting, aborted]);
-        // The time limit is the collector's: checking and preparing its result is the exporter's own work.
-        clearTimeout(timer);
-        const checked = validateOutput(target, result.samples, result.histograms ?? []);
-        const ready = prepareResult(checked);
-        if (this.stopped) return this.discarded(span, logger);
-        this.state = result.state;
-        if (countsEvents(this.definition)) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
-        for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
-        if (result.events && this.deps.onEvents) this.forward(logger, result.events);
-        const durationSeconds = (performance.now() - started) / 1000;
-        store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), result: ready });
-        span.setAttributes({
-          'dataprotect.result': 'success',
-          'dataprotect.series': checked.samples.length + checked.histograms.length,
-          ...(result.items !== undefined ? { 'dataprotect.items': result.items } : {}),
-          'dataprotect.requests': count.requests,
-        });
-        logger.debug({ durationSeconds, series: checked.samples.length, items: result.items, requests: count.requests }, 'collection succeeded');
-        return 'success';
+        return await this.succeeded(run, await this.collectWithinLimit(run));
       } catch (error) {
-        if (this.stopped) return this.discarded(span, logger);
-        const err = error as Error;
-        // A run that hit its own time limit was slow, not cut off: the source answered (its
-        // requests have their own time limit, which does count as unreachable).
-        const unreachable = isApiError(err) && err.unreachable;
-        const durationSeconds = (performance.now() - started) / 1000;
-        store.runFinished(target, this.name, { ok: false, durationSeconds, endedAt: Date.now(), error: err.message, unreachable });
-        span.recordException(err);
-        span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
-        span.setAttributes({ 'dataprotect.result': 'failure', 'dataprotect.error': err.message });
-        // A failure the collector logged itself (a missing role, at most hourly) is not repeated every run.
-        if (alreadyReported(err)) logger.debug({ err, durationSeconds }, 'collection failed');
-        else logger.warn({ err, durationSeconds }, 'collection failed');
-        return 'failure';
+        return this.failed(run, error as Error);
       } finally {
-        clearTimeout(timer);
-        if (!controller.signal.aborted) controller.abort(new Error('run finished'));
+        if (!run.controller.signal.aborted) run.controller.abort(new Error('run finished'));
         // Items skipped count whatever became of the run: they were read and refused.
-        if (count.skipped.length > 0) span.setAttribute('dataprotect.skipped_items', count.skipped.length);
-        store.itemsSkipped(target, this.name, this.skippedItems.report(logger, count.skipped));
+        if (run.count.skipped.length > 0) span.setAttribute('dataprotect.skipped_items', run.count.skipped.length);
+        this.deps.store.itemsSkipped(target, this.name, this.skippedItems.report(logger, run.count.skipped));
         span.end();
       }
     });
   }
+
+  /**
+   * The collector's run, ended at its time limit or its stop even when the
+   * collector ignores its signal. The limit is the collector's alone:
+   * checking and preparing its result afterwards is the exporter's own work.
+   */
+  private async collectWithinLimit({ logger, started, count, controller }: Run): Promise<CollectResult<unknown>> {
+    const timeoutMs = this.timeoutMs;
+    const timer = setTimeout(() => controller.abort(new CollectorTimeoutError(this.name, timeoutMs)), timeoutMs);
+    const aborted = new Promise<never>((_, reject) =>
+      controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)),
+    );
+    const shared = this.runtime.shared;
+    const now = this.deps.now ?? (() => new Date());
+    const context = {
+      target: this.runtime.config,
+      client: this.runtime.client,
+      settings: this.deps.settings(),
+      logger,
+      state: this.state,
+      shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
+      now,
+      collectingSince: (this.collectingSince ??= now()),
+      timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
+    };
+    const collecting = countingRequests(count, () => this.definition.collect(context, controller.signal));
+    collecting.catch(() => undefined);
+    aborted.catch(() => undefined);
+    try {
+      return await Promise.race([collecting, aborted]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Checks and prepares the result, then keeps it, the state and the shared values in one step. */
+  private succeeded({ span, logger, started, count }: Run, result: CollectResult<unknown>): RunResult {
+    const target = this.runtime.config.name;
+    const checked = validateOutput(target, result.samples, result.histograms ?? []);
+    const ready = prepareResult(checked);
+    if (this.stopped) return this.discarded(span, logger);
+    this.state = result.state;
+    const collectingSince = this.collectingSince as Date;
+    if (countsEvents(this.definition)) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
+    for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, value);
+    if (result.events && this.deps.onEvents) this.forward(logger, result.events);
+    const durationSeconds = (performance.now() - started) / 1000;
+    this.deps.store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), result: ready });
+    span.setAttributes({
+      'dataprotect.result': 'success',
+      'dataprotect.series': checked.samples.length + checked.histograms.length,
+      ...(result.items !== undefined ? { 'dataprotect.items': result.items } : {}),
+      'dataprotect.requests': count.requests,
+    });
+    const figures = { durationSeconds, series: checked.samples.length, items: result.items, requests: count.requests };
+    logger.debug(figures, 'collection succeeded');
+    return 'success';
+  }
+
+  private failed({ span, logger, started }: Run, err: Error): RunResult {
+    if (this.stopped) return this.discarded(span, logger);
+    // A run that hit its own time limit was slow, not cut off: the source answered (its
+    // requests have their own time limit, which does count as unreachable).
+    const unreachable = isApiError(err) && err.unreachable;
+    const durationSeconds = (performance.now() - started) / 1000;
+    const outcome = { ok: false as const, durationSeconds, endedAt: Date.now(), error: err.message, unreachable };
+    this.deps.store.runFinished(this.runtime.config.name, this.name, outcome);
+    span.recordException(err);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
+    span.setAttributes({ 'dataprotect.result': 'failure', 'dataprotect.error': err.message });
+    // A failure the collector logged itself (a missing role, at most hourly) is not repeated every run.
+    if (alreadyReported(err)) logger.debug({ err, durationSeconds }, 'collection failed');
+    else logger.warn({ err, durationSeconds }, 'collection failed');
+    return 'failure';
+  }
+}
+
+/** One run going on: what its steps share. */
+interface Run {
+  span: Span;
+  logger: Logger;
+  /** performance.now() at its start */
+  started: number;
+  count: RunCount;
+  /** aborted by the time limit, a stop, or the run's end */
+  controller: AbortController;
 }
 
 /**

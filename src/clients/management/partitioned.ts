@@ -67,7 +67,8 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   }
   if (probe.total > whole.maxItems) {
     // Ranges would read it all: a count past the bound fails before a single range is asked.
-    throw new ApiError('protocol', whole.endpoint, `the service counts ${probe.total} results: more than maxListingItems (${whole.maxItems})`, probe.answer.status);
+    const what = `the service counts ${probe.total} results: more than maxListingItems (${whole.maxItems})`;
+    throw new ApiError('protocol', whole.endpoint, what, probe.answer.status);
   }
   const { field, nullable } = listing.key;
   const pending: Array<KeyRange | 'null'> = split({ lo: 0, hi: KEY_SPACE }, probe.total);
@@ -81,7 +82,8 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     if (total > RANDOM_PAGING_LIMIT) {
       if (part === 'null' || part.hi - part.lo < 2) {
         const what = part === 'null' ? `${field} eq null` : `${field} from "${boundary(part.lo)}" on`;
-        throw new ApiError('protocol', spec.endpoint, `${total} results with ${what}: more than the ${RANDOM_PAGING_LIMIT} random paging allows, and the range cannot be split further`);
+        const why = `more than the ${RANDOM_PAGING_LIMIT} random paging allows, and the range cannot be split further`;
+        throw new ApiError('protocol', spec.endpoint, `${total} results with ${what}: ${why}`);
       }
       pending.unshift(...split(part, total));
       continue;
@@ -92,12 +94,17 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   }
   // The ranges cover the key space, so a difference is the list changing while it was read.
   const level = readTotal === probe.total ? 'debug' : 'warn';
-  logger[level]({ endpoint: whole.endpoint, totalElements: probe.total, partitionedTotal: readTotal, ranges }, 'random-paged listing read in ranges of the key (over 10000 results)');
+  const fields = { endpoint: whole.endpoint, totalElements: probe.total, partitionedTotal: readTotal, ranges };
+  logger[level](fields, 'random-paged listing read in ranges of the key (over 10000 results)');
 }
 
 type Answer = Awaited<ReturnType<PageFetcher>>;
 
-async function firstPage<S extends z.ZodType>(fetchPage: PageFetcher, spec: ListSpec<S>, signal: AbortSignal | undefined): Promise<{ answer: Answer; total: number | undefined }> {
+async function firstPage<S extends z.ZodType>(
+  fetchPage: PageFetcher,
+  spec: ListSpec<S>,
+  signal: AbortSignal | undefined,
+): Promise<{ answer: Answer; total: number | undefined }> {
   const answer = await fetchPage({
     endpoint: spec.endpoint,
     path: spec.path + queryString(spec.query, { page: 1, pageSize: spec.pageSize }),

@@ -56,9 +56,11 @@ function checkField(field: string): void {
  */
 export function renamedQuery(query: ListQuery, names: Readonly<Record<string, string>>): ListQuery {
   const rename = (field: string): string => names[field] ?? field;
+  // a sort key is a field with an optional direction sign before it
+  const renameKey = (key: string): string => key.replace(/^([-+]?)(.*)$/, (_, sign: string, field: string) => sign + rename(field));
   return {
     fields: query.fields.map(rename),
     ...(query.filter ? { filter: Object.fromEntries(Object.entries(query.filter).map(([field, value]) => [rename(field), value])) } : {}),
-    ...(query.sort ? { sort: query.sort.map((key) => key.replace(/^([-+]?)(.*)$/, (_, sign: string, field: string) => sign + rename(field))) } : {}),
+    ...(query.sort ? { sort: query.sort.map(renameKey) } : {}),
   };
 }

@@ -26,7 +26,8 @@ export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint:
   if (!links.success) return;
   const rels = links.data.link.map((l) => l.rel ?? '?').slice(0, 8).join(', ');
   const pathOnly = path.split('?', 1)[0] as string;
-  throw new ApiError('protocol', endpoint, `${pathOnly} returned a link response (links: ${rels || 'none'}) instead of data: the path is incomplete`);
+  const what = `${pathOnly} returned a link response (links: ${rels || 'none'}) instead of data: the path is incomplete`;
+  throw new ApiError('protocol', endpoint, what);
 }
 
 export interface Page<T> {
@@ -42,7 +43,13 @@ export interface Page<T> {
  * only be missing when paging_info says the list is empty. An entry that
  * fails its checks is skipped and counted (response.ts validateItems).
  */
-export function readPage<T extends z.ZodType>(body: unknown, key: string, itemSchema: T, endpoint: string, path: string): Page<z.output<T>> {
+export function readPage<T extends z.ZodType>(
+  body: unknown,
+  key: string,
+  itemSchema: T,
+  endpoint: string,
+  path: string,
+): Page<z.output<T>> {
   rejectLinkResponse(body, key, endpoint, path);
   const schema = z.object({
     [key]: z.array(z.unknown()).nullish(),
@@ -67,7 +74,14 @@ export function readPage<T extends z.ZodType>(body: unknown, key: string, itemSc
  * empty page short of total_entries: a server that never stops paging is
  * refused rather than asked forever.
  */
-export function nextPage(page: number, size: number, received: Page<unknown>, collected: number, endpoint: string, maxItems: number): number | undefined {
+export function nextPage(
+  page: number,
+  size: number,
+  received: Page<unknown>,
+  collected: number,
+  endpoint: string,
+  maxItems: number,
+): number | undefined {
   const { paging, read } = received;
   if (!paging) {
     if (read < size) return undefined;
@@ -82,8 +96,10 @@ export function nextPage(page: number, size: number, received: Page<unknown>, co
   }
   if (collected >= paging.total_entries) return undefined;
   if (read === 0) {
-    throw new ApiError('protocol', endpoint, `page ${page} is empty after ${collected} of the ${paging.total_entries} entries the server counts`);
+    const what = `page ${page} is empty after ${collected} of the ${paging.total_entries} entries the server counts`;
+    throw new ApiError('protocol', endpoint, what);
   }
-  if (page + 1 >= maxPages({ maxItems, pageSize: size })) throw tooManyPages(endpoint, `${collected} entries after ${page + 1} pages`, { maxItems, pageSize: size });
+  const bound = { maxItems, pageSize: size };
+  if (page + 1 >= maxPages(bound)) throw tooManyPages(endpoint, `${collected} entries after ${page + 1} pages`, bound);
   return page + 1;
 }
