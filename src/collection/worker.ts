@@ -12,6 +12,8 @@ import type { RequestObserver } from '../clients/http';
 import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
 import { ExporterRuntime, type Checkpoints } from '../runtime';
+import type { StoreListener } from '../snapshot/store';
+import type { JobCheckpoint } from '../scheduler/job';
 import { forwarderFor } from '../otlp/forwarder';
 import { startTracing, type Tracing } from '../tracing';
 import { SPANS_STEP } from '../stop-deadline';
@@ -59,6 +61,24 @@ function checkpointsOf(saved: readonly CheckpointBytes[]): Checkpoints {
   return checkpoints;
 }
 
+/** Tells the serving thread of every change of this thread's store. */
+function storeMirror(link: WorkerLink): StoreListener {
+  return {
+    // A new result's bytes move to the serving thread: this side never reads them again.
+    changed: (record, resultChanged) =>
+      resultChanged && record.result
+        ? link.send({ type: 'record', record }, [record.result.bytes.buffer as ArrayBuffer])
+        : link.send({ type: 'record', record: { ...record, result: undefined } }),
+    removed: (target, collector) => link.send({ type: 'removed', target, collector }),
+  };
+}
+
+function sendCheckpoint(link: WorkerLink, target: string, collector: string, checkpoint: JobCheckpoint): void {
+  // A copy of its own, so that transferring it moves no other buffer with it.
+  const bytes = new Uint8Array(serialize(checkpoint));
+  link.send({ type: 'checkpoint', target, collector, bytes }, [bytes.buffer as ArrayBuffer]);
+}
+
 function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
   const tracing = tryStartTracing(start);
   const link = new WorkerLink(port);
@@ -76,22 +96,11 @@ function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
     now,
     observer: requests,
     ...(events ? { onEvents: events.accept.bind(events) } : {}),
-    storeListener: {
-      // A new result's bytes move to the serving thread: this side never reads them again.
-      changed: (record, resultChanged) =>
-        resultChanged && record.result
-          ? link.send({ type: 'record', record }, [record.result.bytes.buffer as ArrayBuffer])
-          : link.send({ type: 'record', record: { ...record, result: undefined } }),
-      removed: (target, collector) => link.send({ type: 'removed', target, collector }),
-    },
+    storeListener: storeMirror(link),
     onFirstRound: () => link.send({ type: 'firstRound', complete: runtime.firstRoundComplete() }),
     // Counters go on where the thread before this one left them, their events each counted once.
     resumeFrom: checkpointsOf(start.checkpoints ?? []),
-    onCheckpoint: (target, collector, checkpoint) => {
-      // A copy of its own, so that transferring it moves no other buffer with it.
-      const bytes = new Uint8Array(serialize(checkpoint));
-      link.send({ type: 'checkpoint', target, collector, bytes }, [bytes.buffer as ArrayBuffer]);
-    },
+    onCheckpoint: (target, collector, checkpoint) => sendCheckpoint(link, target, collector, checkpoint),
   });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'schedule') return runtime.start();
