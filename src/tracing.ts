@@ -12,6 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readYamlFile, substituteEnv } from './config/yaml-file';
+import { settlesWithin } from './util/settles-within';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -202,13 +203,8 @@ export function startTracing(plan: TracingPlan): Tracing {
   return {
     plan,
     shutdown: (timeoutMs = SHUTDOWN_TIMEOUT_MS) =>
-      (stopping ??= Promise.race([
-        sdk.shutdown().then(
-          () => true,
-          () => true, // a failed export is reported by the exporter
-        ),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), timeoutMs).unref()),
-      ])),
+      // a failed export is reported by the exporter: only running out of time is false
+      (stopping ??= settlesWithin(sdk.shutdown(), timeoutMs)),
     reportTo: (log) => exporter.reportTo(log),
   };
 }

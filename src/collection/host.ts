@@ -15,6 +15,7 @@ import { ownedTargets } from '../scheduler/sharding';
 import { sourceFingerprintOf } from '../config/fingerprint';
 import type { TracingPlan } from '../tracing';
 import { STOP_DEADLINE_MS } from '../stop-deadline';
+import { settlesWithin } from '../util/settles-within';
 import { CollectionStopped, HostLink } from './link';
 import { toWire, type CheckpointBytes, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
 
@@ -151,13 +152,12 @@ export class CollectionHost {
     clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (!worker || !this.link) return [];
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), budgetMs)));
     const flushMs = Math.min(FLUSH_MS, budgetMs / 2);
-    const cutShort = await Promise.race([this.link.call<string[]>({ type: 'stop', flushMs }).catch(() => undefined), deadline]);
-    clearTimeout(timer);
+    let cutShort: string[] = [];
+    const stopped = this.link.call<string[]>({ type: 'stop', flushMs }).then((steps) => void (cutShort = steps));
+    await settlesWithin(stopped, budgetMs);
     await worker.terminate();
-    return cutShort ?? [];
+    return cutShort;
   }
 
   private connected(): HostLink {

@@ -57,6 +57,8 @@ export class CollectorJob {
   private runController: AbortController | undefined;
   private stopped = false;
   private readonly skippedItems = new SkippedItemLog();
+  /** a counter among its metrics: its state carries running totals, kept in checkpoints (see JobCheckpoint) */
+  private readonly countsEvents: boolean;
 
   constructor(
     readonly runtime: TargetRuntime,
@@ -76,6 +78,7 @@ export class CollectorJob {
       onCheckpoint?: (checkpoint: JobCheckpoint) => void;
     },
   ) {
+    this.countsEvents = definition.metrics.some((name) => metricFamily(name).type === 'counter');
     this.state = deps.resumeFrom?.state;
     this.collectingSince = deps.resumeFrom?.collectingSince;
   }
@@ -215,7 +218,7 @@ export class CollectorJob {
     if (this.stopped) return this.discarded(span, logger);
     this.state = result.state;
     const collectingSince = this.collectingSince as Date;
-    if (countsEvents(this.definition)) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
+    if (this.countsEvents) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
     for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, value);
     if (result.events && this.deps.onEvents) this.forward(logger, result.events);
     const durationSeconds = (performance.now() - started) / 1000;
@@ -268,10 +271,6 @@ interface Run {
 export interface JobCheckpoint {
   state: unknown;
   collectingSince: Date;
-}
-
-function countsEvents(definition: AnyCollector): boolean {
-  return definition.metrics.some((name) => metricFamily(name).type === 'counter');
 }
 
 /** Runs `fn` outside any active span (cron callbacks should not inherit a caller's trace). */
