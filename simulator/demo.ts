@@ -57,15 +57,6 @@ async function demo(): Promise<void> {
     last = now;
   }, 1000);
 
-  const address = exporter.address();
-  process.stdout.write(`
-dataprotect-exporter demo
-  exporter:     ${address}/  (metrics at ${address}/metrics)
-  simulator:    management ${simulator.urls.management}, replication ${simulator.urls.replication},
-                storage center ${simulator.urls.storageCenter}
-  Ctrl-C stops.
-`);
-
   // `npm run demo` execs this very process (no shell, no tsx wrapper between): a signal to npm's PID
   // reaches it, and the exporter and simulator stop with it. A second signal exits at once.
   let stopping = false;
@@ -79,6 +70,16 @@ dataprotect-exporter demo
   };
   process.on('SIGINT', () => void stop());
   process.on('SIGTERM', () => void stop());
+
+  // Printed once the handlers are in place: whoever reads the banner may signal at once.
+  const address = exporter.address();
+  process.stdout.write(`
+dataprotect-exporter demo
+  exporter:     ${address}/  (metrics at ${address}/metrics)
+  simulator:    management ${simulator.urls.management}, replication ${simulator.urls.replication},
+                storage center ${simulator.urls.storageCenter}
+  Ctrl-C stops.
+`);
 }
 
 demo().catch((error: Error) => {
