@@ -4,26 +4,13 @@
  * (prepared.ts) and a scrape only collects slices of those bytes: scrapes
  * stay fast on large estates and never wait for a collection.
  */
-import { gzipSync } from 'node:zlib';
-import { GZIP_OPTIONS, familyMember } from './prepared';
-import { formatSample } from './format';
+import { familyHeader } from './format';
+import { familyMember, gzipMember, prepareResult } from './prepared';
 import { METRIC_FAMILIES, type MetricFamily } from '../metrics/catalog';
 import type { Sample } from '../collectors/types';
 import type { CollectorRecord, ReadyResult } from '../snapshot/store';
 
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
-
-export { escapeLabelValue, formatSample, formatHistogram } from './format';
-
-export function familyHeader(family: MetricFamily): string {
-  const help = family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-  return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;
-}
-
-/** Text as one gzip member of a body. */
-export function gzipMember(text: string): Buffer {
-  return gzipSync(Buffer.from(text, 'utf8'), GZIP_OPTIONS);
-}
 
 /** Each family's header as a gzip member, compressed once. */
 const encodedHeaders = new Map<string, Buffer>();
@@ -46,11 +33,6 @@ function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
   if (record.lastSuccessAt === undefined) return -Infinity;
   const untilNextRun = record.lastRunSucceeded ? record.scheduleIntervalSeconds * 1000 : 0;
   return record.lastSuccessAt + untilNextRun + staleAfterMs;
-}
-
-/** Whether a record's last good data is still served (see servedUntil). */
-export function isFresh(record: CollectorRecord, now: number, staleAfterMs: number): boolean {
-  return now <= servedUntil(record, staleAfterMs);
 }
 
 /** The exporter's view of each collector and target, computed at scrape time from the records. */
@@ -87,29 +69,17 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
   return samples;
 }
 
-export interface RenderOptions {
-  now: number;
-  staleAfterMs: number;
-}
-
 /**
- * Every catalog family that has series, in catalog order, as gzip members
- * whose concatenation is the gzip of the exposition text. The results are
- * compressed already (prepared.ts): only the small status series are
- * compressed per scrape.
+ * Every catalog family that one of `results` has, in catalog order: its
+ * header, then each result's member of it. The concatenation is the gzip of
+ * the exposition text; a scrape compresses nothing here but new headers.
  */
-export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions): Buffer[] {
-  const fresh = records.filter((record) => record.result !== undefined && isFresh(record, options.now, options.staleAfterMs));
-  const status = new Map<string, string>();
-  for (const sample of statusSamples(records)) {
-    status.set(sample.name, (status.get(sample.name) ?? '') + formatSample(sample.name, sample.labels, sample.value));
-  }
+export function familyChunks(results: readonly ReadyResult[]): Buffer[] {
   const out: Buffer[] = [];
   for (const family of METRIC_FAMILIES) {
-    const statusText = status.get(family.name);
-    const parts: Buffer[] = statusText ? [gzipMember(statusText)] : [];
-    for (const record of fresh) {
-      const member = familyMember(record.result as ReadyResult, family.name);
+    const parts: Buffer[] = [];
+    for (const result of results) {
+      const member = familyMember(result, family.name);
       if (member) parts.push(member);
     }
     if (parts.length > 0) out.push(encodedHeader(family), ...parts);
@@ -117,12 +87,14 @@ export function renderRecordChunks(records: readonly CollectorRecord[], options:
   return out;
 }
 
-/** Families rendered elsewhere (by prom-client), each with its HELP and TYPE from the catalog. */
-export function renderFamilies(bodies: ReadonlyMap<string, string>): string {
-  let out = '';
-  for (const family of METRIC_FAMILIES) {
-    const body = bodies.get(family.name);
-    if (body) out += familyHeader(family) + body;
-  }
-  return out;
+export interface RenderOptions {
+  now: number;
+  staleAfterMs: number;
+}
+
+/** The records' status series and the results still fresh, as familyChunks. */
+export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions): Buffer[] {
+  const fresh = records.filter((record) => record.result !== undefined && options.now <= servedUntil(record, options.staleAfterMs));
+  const status = prepareResult({ samples: statusSamples(records), histograms: [] });
+  return familyChunks([status, ...fresh.map((record) => record.result as ReadyResult)]);
 }

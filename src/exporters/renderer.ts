@@ -1,6 +1,7 @@
 import type { SnapshotStore } from '../snapshot/store';
 import { gunzipSync } from 'node:zlib';
-import { gzipMember, renderFamilies, renderRecordChunks } from './exposition';
+import { familyChunks, renderRecordChunks } from './exposition';
+import { gzipMember } from './prepared';
 import type { SelfMetrics } from './self-metrics';
 
 /**
@@ -28,8 +29,7 @@ export class MetricsRenderer {
     const all = this.store().all();
     const records = target === undefined ? all : all.filter((record) => record.target === target);
     const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() });
-    const families = renderFamilies(await this.self.familiesText(target));
-    const self = target === undefined ? families + (await this.self.processText()) : families;
-    return [...snapshot, gzipMember(self)];
+    const self = familyChunks([await this.self.prepared(target)]);
+    return target === undefined ? [...snapshot, ...self, gzipMember(await this.self.processText())] : [...snapshot, ...self];
   }
 }
