@@ -1,31 +1,10 @@
-import { METRIC_FAMILIES } from './catalog';
+import { EXPORTER_FAMILIES, METRIC_FAMILIES } from './catalog';
 import { COLLECTORS } from '../collectors/registry';
-
-/** Families the runtime itself emits (not a collector). */
-export const RUNTIME_FAMILIES = [
-  'dataprotect_up',
-  'dataprotect_collector_success',
-  'dataprotect_collector_duration_seconds',
-  'dataprotect_collector_last_success_timestamp_seconds',
-  'dataprotect_collector_schedule_interval_seconds',
-  'dataprotect_collector_runs_total',
-  'dataprotect_collector_failures_total',
-  'dataprotect_collector_skipped_runs_total',
-  'dataprotect_collector_skipped_items_total',
-  'dataprotect_api_requests_total',
-  'dataprotect_api_request_duration_seconds',
-  'dataprotect_otlp_dropped_total',
-  'dataprotect_exporter_build_info',
-  'dataprotect_exporter_first_round_complete',
-  'dataprotect_exporter_collection_restarts_total',
-  'dataprotect_config_last_reload_successful',
-  'dataprotect_config_last_reload_success_timestamp_seconds',
-] as const;
 
 /** Which collectors emit each family ("exporter" for the runtime's own). */
 export function emitters(): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const name of RUNTIME_FAMILIES) out.set(name, ['exporter']);
+  for (const family of EXPORTER_FAMILIES) out.set(family.name, ['exporter']);
   for (const [kind, list] of Object.entries(COLLECTORS)) {
     for (const collector of list) {
       for (const metric of collector.metrics) out.set(metric, [...(out.get(metric) ?? []), `${kind}/${collector.name}`]);
@@ -38,7 +17,7 @@ export function emitters(): Map<string, string[]> {
 export function metricsMarkdown(): string {
   const who = emitters();
   const sections: Array<[string, (name: string) => boolean]> = [
-    ['The exporter itself', (n) => (RUNTIME_FAMILIES as readonly string[]).includes(n)],
+    ['The exporter itself', (n) => (who.get(n) ?? []).includes('exporter')],
     ['Management service', (n) => (who.get(n) ?? []).some((c) => c.startsWith('management/'))],
     ['Replication plugin', (n) => (who.get(n) ?? []).some((c) => c.startsWith('replication/'))],
     ['Storage appliance / management center', (n) => (who.get(n) ?? []).some((c) => c.startsWith('storage/'))],
