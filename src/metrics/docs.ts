@@ -13,16 +13,17 @@ export function emitters(): Map<string, string[]> {
   return out;
 }
 
+/** The sections of docs/metrics.md, by what emits their families (a family is in the section of its first emitter). */
+const SECTIONS = {
+  exporter: 'The exporter itself',
+  management: 'Management service',
+  replication: 'Replication plugin',
+  storage: 'Storage appliance / management center',
+};
+
 /** docs/metrics.md, generated from the catalog so the two cannot drift apart. */
 export function metricsMarkdown(): string {
   const who = emitters();
-  const sections: Array<[string, (name: string) => boolean]> = [
-    ['The exporter itself', (n) => (who.get(n) ?? []).includes('exporter')],
-    ['Management service', (n) => (who.get(n) ?? []).some((c) => c.startsWith('management/'))],
-    ['Replication plugin', (n) => (who.get(n) ?? []).some((c) => c.startsWith('replication/'))],
-    ['Storage appliance / management center', (n) => (who.get(n) ?? []).some((c) => c.startsWith('storage/'))],
-  ];
-  const placed = new Set<string>();
   const exporterWide = METRIC_FAMILIES.filter((family) => !(family.labels as readonly string[]).includes('target'))
     .map((family) => `\`${family.name}\``);
   let out = `# Metrics
@@ -36,19 +37,14 @@ series needs (the products' models leave most fields optional) gives no series f
 source cannot be read in full by the means its API documents, the series past what was read are absent, as the
 meaning column says.
 `;
-  for (const [title, belongs] of sections) {
-    const rows = METRIC_FAMILIES.filter((family) => !placed.has(family.name) && belongs(family.name));
-    if (rows.length === 0) continue;
+  const sectionOf = (name: string): string => (who.get(name)?.[0] ?? '').split('/')[0] as string;
+  for (const [section, title] of Object.entries(SECTIONS)) {
+    const rows = METRIC_FAMILIES.filter((family) => sectionOf(family.name) === section);
     out += `\n## ${title}\n\n| metric | type | labels | collector | meaning |\n|---|---|---|---|---|\n`;
     for (const family of rows) {
-      placed.add(family.name);
-      const collectors = (who.get(family.name) ?? ['(none)']).join(', ');
+      const collectors = (who.get(family.name) as string[]).join(', ');
       out += `| \`${family.name}\` | ${family.type} | ${family.labels.join(', ')} | ${collectors} | ${family.help} |\n`;
     }
-  }
-  const unplaced = METRIC_FAMILIES.filter((family) => !placed.has(family.name));
-  if (unplaced.length > 0) {
-    out += `\n## Not emitted by any collector yet\n\n${unplaced.map((f) => `- \`${f.name}\``).join('\n')}\n`;
   }
   return out;
 }
