@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createGunzip } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { CONTENT_TYPE } from './exposition';
+import { CONTENT_TYPE } from './renderer';
 import { landingPage } from './landing';
 import { pathOf, writeText } from './plain-http';
 import type { MetricsRenderer } from './renderer';

@@ -5,7 +5,7 @@
  */
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { renderRecordChunks } from '../../src/exporters/exposition';
+import { renderRecordChunks } from '../../src/exporters/renderer';
 import { escapeLabelValue, formatHistogram, formatSample } from '../../src/exporters/format';
 import type { CollectorRecord } from '../../src/snapshot/store';
 import type { HistogramSample, Sample } from '../../src/collectors/types';
