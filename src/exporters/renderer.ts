@@ -83,13 +83,8 @@ function familyChunks(results: readonly ReadyResult[]): Buffer[] {
   return out;
 }
 
-export interface RenderOptions {
-  now: number;
-  staleAfterMs: number;
-}
-
 /** The records' status series and the results still fresh, as familyChunks. */
-export function renderRecordChunks(records: readonly CollectorRecord[], options: RenderOptions): Buffer[] {
+export function renderRecordChunks(records: readonly CollectorRecord[], options: { now: number; staleAfterMs: number }): Buffer[] {
   const fresh = records.filter((record) => record.result !== undefined && options.now <= servedUntil(record, options.staleAfterMs));
   const status = prepareResult({ samples: statusSamples(records), histograms: [] });
   return familyChunks([status, ...fresh.map((record) => record.result as ReadyResult)]);
