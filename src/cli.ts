@@ -99,14 +99,8 @@ export function writeAtomically(file: string, content: string): void {
   }
 }
 
-/** The last spans, flushed within the time a stop gives them (none to flush without tracing). */
-const traceFlusher =
-  (context: MainContext) =>
-  (timeoutMs: number): Promise<boolean> =>
-    context.tracing?.shutdown(timeoutMs) ?? Promise.resolve(true);
-
 async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<number> {
-  const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true });
+  const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true, tracing: context.tracing });
   try {
     const results = await exporter.runtime.runOnce();
     const text = await exporter.renderer.render();
@@ -123,14 +117,14 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
     // The exit codes say what was written: what the stop cut short (a dead OTLP endpoint) is only logged,
     // the spans by src/main.ts.
     const deadline = new StopDeadline();
-    await exporter.stop(deadline, traceFlusher(context));
+    await exporter.stop(deadline);
     const cutShort = deadline.cutShort.filter((step) => step !== SPANS_STEP);
     if (cutShort.length > 0) logger.warn({ cutShort }, 'stop cut short');
   }
 }
 
 async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
-  const exporter = new Exporter(config, logger, context.tracing ? { tracing: context.tracing.plan } : {});
+  const exporter = new Exporter(config, logger, { tracing: context.tracing });
   const reloader = new ConfigReloader({
     file: options.config,
     read: readConfig,
@@ -156,7 +150,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     setTimeout(() => exit([...deadline.cutShort, 'the stop']), deadline.totalMs).unref();
     // A reload going on ends on its own: it never waits on a source, and starts nothing once stopped.
     void reloader.close();
-    exporter.stop(deadline, traceFlusher(context)).then(
+    exporter.stop(deadline).then(
       () => exit(deadline.cutShort),
       (error: Error) => {
         logger.error({ err: error }, 'shutdown failed');

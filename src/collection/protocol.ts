@@ -7,6 +7,8 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { CollectorRecord } from '../snapshot/store';
 import type { TracingPlan } from '../tracing';
 import type { RunResult } from '../scheduler/job';
+import type { ConfigChange } from '../runtime';
+import type { RequestObserver } from '../clients/http';
 import { Secret } from '../util/secret';
 
 /** A configuration as it crosses: the passwords as text (a Secret's value is private to it and does not clone). */
@@ -47,21 +49,8 @@ export interface CheckpointBytes {
   bytes: Uint8Array;
 }
 
-/** What a target's runtime reports of one HTTP attempt (src/clients/http.ts's RequestObserver). */
-export interface RequestEvent {
-  target: string;
-  endpoint: string;
-  code: string;
-  durationSeconds: number;
-}
-
-/** What a reload changed (src/runtime.ts's applyConfig). */
-export interface ConfigChange {
-  added: string[];
-  removed: string[];
-  restarted: string[];
-  rescheduled: string[];
-}
+/** What a target's runtime reports of one HTTP attempt, as the self-metrics count it. */
+export type RequestEvent = Omit<Parameters<RequestObserver['onRequest']>[0], 'method'>;
 
 /** Asked of the collection thread; each `id` is answered by one reply. */
 export type ToWorker =
@@ -70,8 +59,7 @@ export type ToWorker =
   | { type: 'advanceClock'; ms: number }
   | { type: 'runOnce'; id: number }
   | { type: 'apply'; id: number; config: WireConfig }
-  /** the estate events and spans still queued get `flushMs` to leave */
-  | { type: 'stop'; id: number; flushMs: number };
+  | { type: 'stop'; id: number; budgetMs: number };
 
 /** Told by the collection thread. A record carries its result only when that result is new. */
 export type FromWorker =
