@@ -7,15 +7,8 @@ import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
 import { Exporter } from './exporter';
-import { SPANS_STEP, StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
+import { StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
 import { VERSION } from './version';
-
-export { DEFAULT_CONFIG_PATH };
-
-/** What src/main.ts hands over: the tracing it started before loading the rest. */
-export interface MainContext {
-  tracing?: Tracing;
-}
 
 const HELP = `dataprotect-exporter ${VERSION}: Prometheus exporter for a data-protection estate
 
@@ -46,16 +39,16 @@ or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 `;
 
 /** The exit codes --help documents: a textfile unit treats 0 and 1 as "the file was written". */
-export const EXIT = { success: 0, collectorFailed: 1, nothingWritten: 2 } as const;
+const EXIT = { success: 0, collectorFailed: 1, nothingWritten: 2 } as const;
 
-export interface CliOptions {
+interface CliOptions {
   config: string;
   checkConfig: boolean;
   once: boolean;
   output?: string;
 }
 
-export function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
+function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -80,14 +73,14 @@ export function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
 }
 
 /** Reads and validates the file, web.tls's certificate and key included (at start, --check-config and reload). */
-export function readConfig(file: string): ExporterConfig {
+function readConfig(file: string): ExporterConfig {
   const config = loadConfigFile(file, { knownCollectors: KNOWN_COLLECTORS });
   if (config.web.tls) readTlsPair(config.web.tls);
   return config;
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
-export function writeAtomically(file: string, content: string): void {
+function writeAtomically(file: string, content: string): void {
   // Same directory (a rename is atomic only within one file system); not *.prom, so the textfile collector skips it.
   const temporary = `${file}.${process.pid}.tmp`;
   try {
@@ -99,8 +92,8 @@ export function writeAtomically(file: string, content: string): void {
   }
 }
 
-async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<number> {
-  const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true, tracing: context.tracing });
+async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<number> {
+  const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true });
   try {
     const results = await exporter.runtime.runOnce();
     const text = await exporter.renderer.render();
@@ -114,22 +107,21 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
     } else process.stdout.write(text);
     return results.every((result) => result === 'success') ? EXIT.success : EXIT.collectorFailed;
   } finally {
-    // The exit codes say what was written: what the stop cut short (a dead OTLP endpoint) is only logged,
-    // the spans by src/main.ts.
+    // The exit codes say what was written: what the stop cut short (a dead OTLP endpoint) is only logged.
+    // src/main.ts sends the spans.
     const deadline = new StopDeadline();
     await exporter.stop(deadline);
-    const cutShort = deadline.cutShort.filter((step) => step !== SPANS_STEP);
-    if (cutShort.length > 0) logger.warn({ cutShort }, 'stop cut short');
+    if (deadline.cutShort.length > 0) logger.warn({ cutShort: deadline.cutShort }, 'stop cut short');
   }
 }
 
-async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
-  const exporter = new Exporter(config, logger, { tracing: context.tracing });
+async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, tracing: Tracing | undefined): Promise<void> {
+  const exporter = new Exporter(config, logger, { tracing });
   const reloader = new ConfigReloader({
     file: options.config,
     read: readConfig,
     apply: (next) => exporter.applyConfig(next),
-    onOutcome: (outcome) => exporter.recordReload(outcome),
+    onOutcome: (outcome) => exporter.selfMetrics.recordConfigLoad(outcome === 'applied', new Date()),
     logger,
   });
   let stopping = false;
@@ -165,8 +157,8 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
   process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 }
 
-/** The command line; returns the process exit code (undefined while the daemon runs). */
-export async function main(argv: string[], context: MainContext = {}): Promise<number | undefined> {
+/** The command line, with the tracing src/main.ts started; returns the process exit code (undefined while the daemon runs). */
+export async function main(argv: string[], tracing?: Tracing): Promise<number | undefined> {
   let options: ReturnType<typeof parseCli>;
   try {
     options = parseCli(argv);
@@ -193,13 +185,13 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
   // In --once mode stdout carries the metrics, so logs go to stderr.
   const logger = createLogger(config.logLevel, options.once ? 2 : 1);
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
-  if (context.tracing) {
-    const { plan } = context.tracing;
+  if (tracing) {
+    const { plan } = tracing;
     const endpoint = plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*';
     logger.info({ reason: plan.reason, endpoint, serviceName: plan.serviceName }, 'tracing enabled');
-    context.tracing.reportTo((fields, message) => logger.warn(fields, message));
+    tracing.reportTo((fields, message) => logger.warn(fields, message));
   }
-  if (options.once) return runOnce(config, options, logger, context);
-  await runDaemon(config, options, logger, context);
+  if (options.once) return runOnce(config, options, logger);
+  await runDaemon(config, options, logger, tracing);
   return undefined;
 }

@@ -45,10 +45,7 @@ export class Exporter {
   private server: Server | undefined;
   /** the running configuration */
   private config: ExporterConfig;
-  /** the web settings the server was started with (listen address, port and TLS need a restart to change) */
-  private startedWeb: ExporterConfig['web'] | undefined;
-  private readonly now: () => Date;
-  /** the configuration the process started with: the settings read only at start come from it */
+  /** the configuration the process started with: the settings read only at start (web.port, web.tls on or off...) come from it */
   private readonly startedConfig: ExporterConfig;
   private readonly tracing: Tracing | undefined;
 
@@ -70,12 +67,11 @@ export class Exporter {
       tracing?: Tracing;
     } = {},
   ) {
-    this.now = options.now ?? (() => new Date());
     this.config = this.startedConfig = config;
     this.tracing = options.tracing;
     this.selfMetrics = new SelfMetrics(options);
     // The configuration it is given is validated and applied: the first successful load.
-    this.selfMetrics.recordConfigLoad(true, this.now());
+    this.selfMetrics.recordConfigLoad(true, options.now?.() ?? new Date());
     const { collectorsFor, now, tracing } = options;
     const observer = this.selfMetrics;
     this.runtime =
@@ -106,14 +102,12 @@ export class Exporter {
       // Read per request: a reload that adds, removes or rotates users applies at once.
       protect: basicAuthGuard(() => this.config.web.basicAuthUsers, this.logger),
     });
-    this.startedWeb = this.config.web;
-    if (this.startedWeb.basicAuthUsers && !this.startedWeb.tls) {
-      this.logger.warn('web.basicAuthUsers without web.tls: scrapers send their passwords in clear text');
-    }
+    const { web } = this.startedConfig;
+    if (web.basicAuthUsers && !web.tls) this.logger.warn('web.basicAuthUsers without web.tls: scrapers send their passwords in clear text');
     // The verifying thread starts with the exporter, not with the first login: the first logins
     // (a flood, as likely as a scraper) then find it ready and do not wait for its start.
-    if (this.startedWeb.basicAuthUsers) sharedBcryptWorker().start();
-    this.server = await listen(app, this.startedWeb);
+    if (web.basicAuthUsers) sharedBcryptWorker().start();
+    this.server = await listen(app, web);
     this.logger.info({ address: this.address() }, 'listening');
     const { shard, shards } = shardAssignment(this.config);
     this.logger.info({ shard, shards, targets: this.targetNames() }, 'targets this replica collects');
@@ -129,7 +123,7 @@ export class Exporter {
     const info = this.server?.address() as AddressInfo | null | undefined;
     if (!info) return '';
     const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-    return `${this.startedWeb?.tls ? 'https' : 'http'}://${host}:${info.port}`;
+    return `${this.startedConfig.web.tls ? 'https' : 'http'}://${host}:${info.port}`;
   }
 
   /**
@@ -139,21 +133,16 @@ export class Exporter {
    * again. Throws, before anything changes, when the new TLS files cannot be read.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
-    const started = this.startedWeb;
-    if (this.server && started?.tls && next.web.tls) readTlsPair(next.web.tls); // fail before changing anything
+    const tls = this.server && this.startedConfig.web.tls && next.web.tls;
+    if (tls) readTlsPair(tls); // fail before changing anything
     this.config = next;
     const change = await this.runtime.applyConfig(next);
     // The request counters of a removed target would otherwise be served forever.
     await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
-    if (this.server && started?.tls && next.web.tls) reloadTls(this.server, next.web.tls);
+    if (this.server && tls) reloadTls(this.server, tls);
     const needRestart = settingsNeedingRestart(this.startedConfig, next);
     if (needRestart.length > 0) this.logger.warn({ settings: needRestart }, 'changed settings take effect at the next restart');
     return change;
-  }
-
-  /** Publishes whether a reload was applied (dataprotect_config_last_reload_successful and its timestamp). */
-  recordReload(outcome: 'applied' | 'rejected'): void {
-    this.selfMetrics.recordConfigLoad(outcome === 'applied', this.now());
   }
 
   /**

@@ -33,7 +33,7 @@ const tracing = tryStartTracing();
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { main } = require('./cli') as typeof import('./cli');
 
-main(argv, tracing ? { tracing } : {}).then(
+main(argv, tracing).then(
   async (code) => {
     if (code === undefined) return; // the daemon runs on; it flushes the traces when it stops
     if (!tracing) {
