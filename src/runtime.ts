@@ -56,8 +56,25 @@ export interface Collection {
 interface ActiveTarget {
   runtime: TargetRuntime;
   jobs: CollectorJob[];
-  /** configuration text the target was started with, to detect changes on reload */
-  fingerprint: string;
+}
+
+/**
+ * What applying `next` changes among the targets this replica collects under
+ * `previous`: a target whose source (all but its collectors' settings) changed
+ * is restarted, one whose collectors' settings alone changed is rescheduled.
+ */
+export function configChange(previous: ExporterConfig, next: ExporterConfig): ConfigChange {
+  const before = new Map(ownedTargets(previous).map((target) => [target.name, target]));
+  const after = ownedTargets(next);
+  const removed = [...before.keys()].filter((name) => !after.some((target) => target.name === name));
+  const change: ConfigChange = { added: [], removed, restarted: [], rescheduled: [] };
+  for (const target of after) {
+    const old = before.get(target.name);
+    if (!old) change.added.push(target.name);
+    else if (sourceFingerprintOf(target) !== sourceFingerprintOf(old)) change.restarted.push(target.name);
+    else if (fingerprintOf(target) !== fingerprintOf(old)) change.rescheduled.push(target.name);
+  }
+  return change;
 }
 
 /**
@@ -122,7 +139,7 @@ export class ExporterRuntime implements Collection {
       }),
       shared: new Map(),
     };
-    const active = { runtime, jobs: this.jobsFor(runtime, []), fingerprint: fingerprintOf(target) };
+    const active = { runtime, jobs: this.jobsFor(runtime, []) };
     this.targets.set(target.name, active);
     return active;
   }
@@ -222,34 +239,23 @@ export class ExporterRuntime implements Collection {
    * rescheduled, not restarted.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
+    const change = configChange(this.config, next);
     this.config = next;
     this.responseBudget.limitBytes = next.collection.maxBufferedResponseBytes;
     const wanted = new Map(ownedTargets(next).map((target) => [target.name, target]));
-    const added: string[] = [];
-    const removed: string[] = [];
-    const restarted: string[] = [];
-    const rescheduled: string[] = [];
     for (const [name, active] of this.targets) {
       const target = wanted.get(name);
-      if (target && fingerprintOf(target) === active.fingerprint) continue;
-      if (target && sourceFingerprintOf(target) === sourceFingerprintOf(active.runtime.config)) {
-        await this.rescheduleTarget(active, target);
-        rescheduled.push(name);
-        continue;
-      }
-      await this.stopTarget(name, active);
-      if (target) restarted.push(name);
-      else removed.push(name);
+      if (target && change.rescheduled.includes(name)) await this.rescheduleTarget(active, target);
+      else if (!target || change.restarted.includes(name)) await this.stopTarget(name, active);
     }
     for (const [name, target] of wanted) {
       if (this.targets.has(name)) continue;
-      if (!restarted.includes(name)) added.push(name);
       const active = this.addTarget(target);
       if (this.scheduling) this.startTarget(active);
     }
-    for (const name of removed) this.events?.removeTarget(name);
+    for (const name of change.removed) this.events?.removeTarget(name);
     this.reportFirstRound();
-    return { added, removed, restarted, rescheduled };
+    return change;
   }
 
   /**
@@ -259,7 +265,6 @@ export class ExporterRuntime implements Collection {
    */
   private async rescheduleTarget(active: ActiveTarget, target: TargetConfig): Promise<void> {
     active.runtime.config = target;
-    active.fingerprint = fingerprintOf(target);
     const previous = active.jobs;
     active.jobs = this.jobsFor(active.runtime, previous);
     for (const job of previous) {

@@ -12,8 +12,7 @@ import type { ExporterConfig } from '../config/load';
 import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
 import { ownedTargets } from '../scheduler/sharding';
-import { sourceFingerprintOf } from '../config/fingerprint';
-import type { Collection, CollectionObserver, ConfigChange } from '../runtime';
+import { configChange, type Collection, type CollectionObserver, type ConfigChange } from '../runtime';
 import type { TracingPlan } from '../tracing';
 import { STOP_DEADLINE_MS } from '../stop-deadline';
 import { settlesWithin } from '../util/settles-within';
@@ -77,10 +76,10 @@ export class CollectionHost implements Collection {
   private restartTimer: NodeJS.Timeout | undefined;
   /**
    * The last checkpoint of each job that counts the estate's events, by
-   * target and collector, with the target's source as it was then: the next
-   * thread resumes from those of targets whose source is still the same.
+   * target and collector: the next thread resumes from them. Those of a
+   * target removed or restarted by a reload are dropped.
    */
-  private readonly checkpoints = new Map<string, { source: string; byCollector: Map<string, CheckpointBytes> }>();
+  private readonly checkpoints = new Map<string, Map<string, CheckpointBytes>>();
   /** the error the thread reported before it exited */
   private lastError: Error | undefined;
 
@@ -115,19 +114,17 @@ export class CollectionHost implements Collection {
   /**
    * Applies a validated configuration in the collection thread. While that
    * thread is down (or dies meanwhile), the next one starts with it, its
-   * heap ceiling included: the change is then told by target names.
+   * heap ceiling included.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
-    const previous = ownedTargetNames(this.config);
+    const change = configChange(this.config, next);
     this.config = next;
-    const applied = await this.call<ConfigChange>({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
-      if (error instanceof CollectionStopped) return undefined;
-      throw error;
+    // The jobs of these start afresh.
+    for (const target of [...change.removed, ...change.restarted]) this.checkpoints.delete(target);
+    await this.call({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
+      if (!(error instanceof CollectionStopped)) throw error;
     });
-    if (applied) return applied;
-    const owned = ownedTargetNames(next);
-    const added = owned.filter((name) => !previous.includes(name));
-    return { added, removed: previous.filter((name) => !owned.includes(name)), restarted: [], rescheduled: [] };
+    return change;
   }
 
   /** Ends the collection thread at once, as a crash would (it is restarted): for tests of the restart. */
@@ -172,7 +169,7 @@ export class CollectionHost implements Collection {
       logLevel: this.deps.logger.level,
       ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}),
       ...(this.deps.preload ? { preload: this.deps.preload } : {}),
-      checkpoints: this.currentCheckpoints(),
+      checkpoints: [...this.checkpoints.values()].flatMap((byCollector) => [...byCollector.values()]),
       clockOffsetMs: this.clockOffsetMs,
     };
     const worker = new Worker(BOOTSTRAP, {
@@ -219,22 +216,9 @@ export class CollectionHost implements Collection {
   }
 
   private keepCheckpoint({ target, collector, bytes }: CheckpointBytes): void {
-    const source = this.sourceOf(target);
-    if (source === undefined) return;
-    const kept = this.checkpoints.get(target);
-    const byCollector = kept?.source === source ? kept.byCollector : new Map<string, CheckpointBytes>();
-    this.checkpoints.set(target, { source, byCollector: byCollector.set(collector, { target, collector, bytes }) });
-  }
-
-  private sourceOf(name: string): string | undefined {
-    const target = this.config.targets.find((candidate) => candidate.name === name);
-    return target && sourceFingerprintOf(target);
-  }
-
-  /** The checkpoints the next thread resumes from; those of targets gone or changed are dropped. */
-  private currentCheckpoints(): CheckpointBytes[] {
-    for (const [target, kept] of this.checkpoints) if (this.sourceOf(target) !== kept.source) this.checkpoints.delete(target);
-    return [...this.checkpoints.values()].flatMap((kept) => [...kept.byCollector.values()]);
+    if (!ownedTargetNames(this.config).includes(target)) return;
+    const byCollector = this.checkpoints.get(target) ?? new Map<string, CheckpointBytes>();
+    this.checkpoints.set(target, byCollector.set(collector, { target, collector, bytes }));
   }
 
   private exited(worker: Worker, code: number): void {
