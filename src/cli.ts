@@ -41,35 +41,21 @@ or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 /** The exit codes --help documents: a textfile unit treats 0 and 1 as "the file was written". */
 const EXIT = { success: 0, collectorFailed: 1, nothingWritten: 2 } as const;
 
-interface CliOptions {
-  config: string;
-  checkConfig: boolean;
-  once: boolean;
-  output?: string;
-}
+const OPTIONS = {
+  config: { type: 'string', default: DEFAULT_CONFIG_PATH },
+  'check-config': { type: 'boolean', default: false },
+  once: { type: 'boolean', default: false },
+  output: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', default: false },
+} as const;
 
-function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string' },
-      'check-config': { type: 'boolean', default: false },
-      once: { type: 'boolean', default: false },
-      output: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) return 'help';
-  if (values.version) return 'version';
-  if (values.output && !values.once) throw new Error('--output only applies with --once');
-  return {
-    config: values.config ?? DEFAULT_CONFIG_PATH,
-    checkConfig: values['check-config'] ?? false,
-    once: values.once ?? false,
-    ...(values.output ? { output: values.output } : {}),
-  };
+type CliOptions = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+
+/** A wrong command line: what is wrong, then the usage. */
+function usageError(message: string): number {
+  process.stderr.write(`${message}\n\n${HELP}`);
+  return EXIT.nothingWritten;
 }
 
 /** Reads and validates the file, web.tls's certificate and key included (at start, --check-config and reload). */
@@ -159,17 +145,17 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
 
 /** The command line, with the tracing src/main.ts started; returns the process exit code (undefined while the daemon runs). */
 export async function main(argv: string[], tracing?: Tracing): Promise<number | undefined> {
-  let options: ReturnType<typeof parseCli>;
+  let options: CliOptions;
   try {
-    options = parseCli(argv);
+    options = parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
-    return EXIT.nothingWritten;
+    return usageError((error as Error).message);
   }
-  if (options === 'help' || options === 'version') {
-    process.stdout.write(options === 'help' ? HELP : `${VERSION}\n`);
+  if (options.help || options.version) {
+    process.stdout.write(options.help ? HELP : `${VERSION}\n`);
     return 0;
   }
+  if (options.output && !options.once) return usageError('--output only applies with --once');
   let config: ExporterConfig;
   try {
     config = readConfig(options.config);
@@ -178,7 +164,7 @@ export async function main(argv: string[], tracing?: Tracing): Promise<number | 
     process.stderr.write(`${options.config}: invalid configuration\n${error.problems.join('\n')}\n`);
     return EXIT.nothingWritten;
   }
-  if (options.checkConfig) {
+  if (options['check-config']) {
     process.stdout.write(`${options.config}: configuration is valid (${config.targets.length} targets)\n`);
     return 0;
   }
