@@ -124,10 +124,6 @@ export class ExporterRuntime implements Collection {
     return this.config.collection;
   }
 
-  targetNames(): string[] {
-    return [...this.targets.keys()];
-  }
-
   private addTarget(target: TargetConfig): ActiveTarget {
     const logger = this.deps.logger.child({ target: target.name });
     const runtime: TargetRuntime = {

@@ -107,7 +107,11 @@ function run(port: MessagePort, start: WorkerStart): void {
     if (message.type === 'schedule') return runtime.start();
     if (message.type === 'advanceClock') return void (clockOffsetMs += message.ms);
     const work: Promise<Extract<FromWorker, { type: 'reply' }>['value']> =
-      message.type === 'runOnce' ? runtime.runOnce() : message.type === 'apply' ? runtime.applyConfig(fromWire(message.config)) : runtime.stop(message.budgetMs);
+      message.type === 'runOnce'
+        ? runtime.runOnce()
+        : message.type === 'apply'
+          ? runtime.applyConfig(fromWire(message.config))
+          : runtime.stop(message.budgetMs);
     // The call's requests arrive before its answer.
     work.finally(() => observer.flush()).then(
       (value) => send({ type: 'reply', id: message.id, value }),
