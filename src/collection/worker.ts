@@ -12,7 +12,7 @@ import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
 import { ExporterRuntime, type Checkpoints, type CollectionObserver } from '../runtime';
 import type { StoreListener } from '../snapshot/store';
-import { startTracing, type Tracing } from '../tracing';
+import { tryStartTracing } from '../tracing';
 import { fromWire, type CheckpointBytes, type FromWorker, type RequestEvent, type ToWorker, type WorkerStart } from './protocol';
 
 /** Request events are sent in batches: a round sends thousands of requests, a message each would cost more than they say. */
@@ -50,15 +50,6 @@ class ObserverAcross implements CollectionObserver {
   }
 }
 
-/** Traces are a diagnostic: an SDK that cannot start must not keep collection from running. */
-function tryStartTracing(start: WorkerStart): Tracing | undefined {
-  try {
-    return start.tracing ? startTracing(start.tracing) : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function checkpointsOf(saved: readonly CheckpointBytes[]): Checkpoints {
   const checkpoints: Checkpoints = new Map();
   for (const { target, collector, bytes } of saved) {
@@ -81,7 +72,8 @@ function storeMirror(send: Send): StoreListener {
 }
 
 function run(port: MessagePort, start: WorkerStart): void {
-  const tracing = tryStartTracing(start);
+  // The serving thread has told why an SDK did not start.
+  const tracing = start.tracing && tryStartTracing(start.tracing, () => undefined);
   const send: Send = (message, transfer = []) => port.postMessage(message, transfer);
   const logger = createLogger(start.logLevel as LevelWithSilent, 1).child({ thread: 'collection' });
   // As on the serving thread (src/cli.ts): logged, not a crash of the thread.
