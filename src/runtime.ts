@@ -12,7 +12,7 @@ import { scheduleIntervalSeconds } from './scheduler/interval';
 import { ownedTargets } from './scheduler/sharding';
 import { forwarderFor, type EstateEventForwarder, type OtlpSignal } from './otlp/forwarder';
 import type { Tracing } from './tracing';
-import type { RequestEvent } from './collection/protocol';
+import type { RequestObserver } from './clients/http';
 import { FLUSH_MS, SPANS_STEP, STOP_DEADLINE_MS } from './stop-deadline';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
@@ -28,9 +28,11 @@ export interface ConfigChange {
   rescheduled: string[];
 }
 
+/** What a client reports of one HTTP attempt, as the self-metrics count it. */
+export type RequestEvent = Omit<Parameters<RequestObserver['onRequest']>[0], 'method'>;
+
 /** What collection reports to the self-metrics (SelfMetrics in this thread; src/collection/worker.ts sends it across). */
 export interface CollectionObserver {
-  /** one HTTP attempt of a client (src/clients/http.ts's RequestObserver) */
   onRequest(event: RequestEvent): void;
   onOtlpDropped(signal: OtlpSignal, count: number): void;
   /** whether every collector has finished a first run (see firstRoundComplete), whenever that may have changed */

@@ -20,7 +20,7 @@ import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import type { RunResult } from '../../src/scheduler/job';
 import { CollectionHost } from '../../src/collection/host';
-import type { RequestEvent } from '../../src/collection/protocol';
+import type { RequestEvent } from '../../src/runtime';
 import { ownedTargets } from '../../src/scheduler/sharding';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';

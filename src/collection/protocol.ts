@@ -7,8 +7,7 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { CollectorRecord } from '../snapshot/store';
 import type { TracingPlan } from '../tracing';
 import type { RunResult } from '../scheduler/job';
-import type { ConfigChange } from '../runtime';
-import type { RequestObserver } from '../clients/http';
+import type { ConfigChange, RequestEvent } from '../runtime';
 import { Secret } from '../util/secret';
 
 /** A configuration as it crosses: the passwords as text (a Secret's value is private to it and does not clone). */
@@ -48,9 +47,6 @@ export interface CheckpointBytes {
   collector: string;
   bytes: Uint8Array;
 }
-
-/** What a target's runtime reports of one HTTP attempt, as the self-metrics count it. */
-export type RequestEvent = Omit<Parameters<RequestObserver['onRequest']>[0], 'method'>;
 
 /** Asked of the collection thread; each `id` is answered by one reply. */
 export type ToWorker =

@@ -10,10 +10,10 @@ import { parentPort, workerData, type MessagePort, type Transferable } from 'nod
 import { deserialize, serialize } from 'node:v8';
 import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
-import { ExporterRuntime, type Checkpoints, type CollectionObserver } from '../runtime';
+import { ExporterRuntime, type Checkpoints, type CollectionObserver, type RequestEvent } from '../runtime';
 import type { StoreListener } from '../snapshot/store';
 import { tryStartTracing } from '../tracing';
-import { fromWire, type CheckpointBytes, type FromWorker, type RequestEvent, type ToWorker, type WorkerStart } from './protocol';
+import { fromWire, type CheckpointBytes, type FromWorker, type ToWorker, type WorkerStart } from './protocol';
 
 /** Request events are sent in batches: a round sends thousands of requests, a message each would cost more than they say. */
 const REQUEST_BATCH_MS = 100;
