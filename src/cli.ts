@@ -7,15 +7,8 @@ import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
 import { KNOWN_COLLECTORS } from './collectors/registry';
 import { createLogger, type Logger } from './util/logger';
 import { Exporter } from './exporter';
-import { SPANS_STEP, StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
+import { StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
 import { VERSION } from './version';
-
-export { DEFAULT_CONFIG_PATH };
-
-/** What src/main.ts hands over: the tracing it started before loading the rest. */
-export interface MainContext {
-  tracing?: Tracing;
-}
 
 const HELP = `dataprotect-exporter ${VERSION}: Prometheus exporter for a data-protection estate
 
@@ -46,48 +39,34 @@ or OTEL_TRACES_EXPORTER=otlp / OTEL_EXPORTER_OTLP_ENDPOINT in the environment.
 `;
 
 /** The exit codes --help documents: a textfile unit treats 0 and 1 as "the file was written". */
-export const EXIT = { success: 0, collectorFailed: 1, nothingWritten: 2 } as const;
+const EXIT = { success: 0, collectorFailed: 1, nothingWritten: 2 } as const;
 
-export interface CliOptions {
-  config: string;
-  checkConfig: boolean;
-  once: boolean;
-  output?: string;
-}
+const OPTIONS = {
+  config: { type: 'string', default: DEFAULT_CONFIG_PATH },
+  'check-config': { type: 'boolean', default: false },
+  once: { type: 'boolean', default: false },
+  output: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', default: false },
+} as const;
 
-export function parseCli(argv: string[]): CliOptions | 'help' | 'version' {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      config: { type: 'string' },
-      'check-config': { type: 'boolean', default: false },
-      once: { type: 'boolean', default: false },
-      output: { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-      version: { type: 'boolean', default: false },
-    },
-    strict: true,
-  });
-  if (values.help) return 'help';
-  if (values.version) return 'version';
-  if (values.output && !values.once) throw new Error('--output only applies with --once');
-  return {
-    config: values.config ?? DEFAULT_CONFIG_PATH,
-    checkConfig: values['check-config'] ?? false,
-    once: values.once ?? false,
-    ...(values.output ? { output: values.output } : {}),
-  };
+type CliOptions = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
+
+/** A wrong command line: what is wrong, then the usage. */
+function usageError(message: string): number {
+  process.stderr.write(`${message}\n\n${HELP}`);
+  return EXIT.nothingWritten;
 }
 
 /** Reads and validates the file, web.tls's certificate and key included (at start, --check-config and reload). */
-export function readConfig(file: string): ExporterConfig {
+function readConfig(file: string): ExporterConfig {
   const config = loadConfigFile(file, { knownCollectors: KNOWN_COLLECTORS });
   if (config.web.tls) readTlsPair(config.web.tls);
   return config;
 }
 
 /** Writes through a temporary file and a rename, so a reader never sees a half-written file. */
-export function writeAtomically(file: string, content: string): void {
+function writeAtomically(file: string, content: string): void {
   // Same directory (a rename is atomic only within one file system); not *.prom, so the textfile collector skips it.
   const temporary = `${file}.${process.pid}.tmp`;
   try {
@@ -99,13 +78,7 @@ export function writeAtomically(file: string, content: string): void {
   }
 }
 
-/** The last spans, flushed within the time a stop gives them (none to flush without tracing). */
-const traceFlusher =
-  (context: MainContext) =>
-  (timeoutMs: number): Promise<boolean> =>
-    context.tracing?.shutdown(timeoutMs) ?? Promise.resolve(true);
-
-async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<number> {
+async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logger): Promise<number> {
   const exporter = new Exporter(config, logger, { processMetrics: false, inThread: true });
   try {
     const results = await exporter.runtime.runOnce();
@@ -120,22 +93,21 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
     } else process.stdout.write(text);
     return results.every((result) => result === 'success') ? EXIT.success : EXIT.collectorFailed;
   } finally {
-    // The exit codes say what was written: what the stop cut short (a dead OTLP endpoint) is only logged,
-    // the spans by src/main.ts.
+    // The exit codes say what was written: what the stop cut short (a dead OTLP endpoint) is only logged.
+    // src/main.ts sends the spans.
     const deadline = new StopDeadline();
-    await exporter.stop(deadline, traceFlusher(context));
-    const cutShort = deadline.cutShort.filter((step) => step !== SPANS_STEP);
-    if (cutShort.length > 0) logger.warn({ cutShort }, 'stop cut short');
+    await exporter.stop(deadline);
+    if (deadline.cutShort.length > 0) logger.warn({ cutShort: deadline.cutShort }, 'stop cut short');
   }
 }
 
-async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, context: MainContext): Promise<void> {
-  const exporter = new Exporter(config, logger, context.tracing ? { tracing: context.tracing.plan } : {});
+async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Logger, tracing: Tracing | undefined): Promise<void> {
+  const exporter = new Exporter(config, logger, { tracing });
   const reloader = new ConfigReloader({
     file: options.config,
     read: readConfig,
     apply: (next) => exporter.applyConfig(next),
-    onOutcome: (outcome) => exporter.recordReload(outcome),
+    onOutcome: (outcome) => exporter.selfMetrics.recordConfigLoad(outcome === 'applied', new Date()),
     logger,
   });
   let stopping = false;
@@ -156,7 +128,7 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
     setTimeout(() => exit([...deadline.cutShort, 'the stop']), deadline.totalMs).unref();
     // A reload going on ends on its own: it never waits on a source, and starts nothing once stopped.
     void reloader.close();
-    exporter.stop(deadline, traceFlusher(context)).then(
+    exporter.stop(deadline).then(
       () => exit(deadline.cutShort),
       (error: Error) => {
         logger.error({ err: error }, 'shutdown failed');
@@ -171,19 +143,19 @@ async function runDaemon(config: ExporterConfig, options: CliOptions, logger: Lo
   process.on('SIGHUP', () => void reloader.reload('SIGHUP'));
 }
 
-/** The command line; returns the process exit code (undefined while the daemon runs). */
-export async function main(argv: string[], context: MainContext = {}): Promise<number | undefined> {
-  let options: ReturnType<typeof parseCli>;
+/** The command line, with the tracing src/main.ts started; returns the process exit code (undefined while the daemon runs). */
+export async function main(argv: string[], tracing?: Tracing): Promise<number | undefined> {
+  let options: CliOptions;
   try {
-    options = parseCli(argv);
+    options = parseArgs({ args: argv, options: OPTIONS, strict: true }).values;
   } catch (error) {
-    process.stderr.write(`${(error as Error).message}\n\n${HELP}`);
-    return EXIT.nothingWritten;
+    return usageError((error as Error).message);
   }
-  if (options === 'help' || options === 'version') {
-    process.stdout.write(options === 'help' ? HELP : `${VERSION}\n`);
+  if (options.help || options.version) {
+    process.stdout.write(options.help ? HELP : `${VERSION}\n`);
     return 0;
   }
+  if (options.output && !options.once) return usageError('--output only applies with --once');
   let config: ExporterConfig;
   try {
     config = readConfig(options.config);
@@ -192,20 +164,20 @@ export async function main(argv: string[], context: MainContext = {}): Promise<n
     process.stderr.write(`${options.config}: invalid configuration\n${error.problems.join('\n')}\n`);
     return EXIT.nothingWritten;
   }
-  if (options.checkConfig) {
+  if (options['check-config']) {
     process.stdout.write(`${options.config}: configuration is valid (${config.targets.length} targets)\n`);
     return 0;
   }
   // In --once mode stdout carries the metrics, so logs go to stderr.
   const logger = createLogger(config.logLevel, options.once ? 2 : 1);
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
-  if (context.tracing) {
-    const { plan } = context.tracing;
+  if (tracing) {
+    const { plan } = tracing;
     const endpoint = plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*';
     logger.info({ reason: plan.reason, endpoint, serviceName: plan.serviceName }, 'tracing enabled');
-    context.tracing.reportTo((fields, message) => logger.warn(fields, message));
+    tracing.reportTo((fields, message) => logger.warn(fields, message));
   }
-  if (options.once) return runOnce(config, options, logger, context);
-  await runDaemon(config, options, logger, context);
+  if (options.once) return runOnce(config, options, logger);
+  await runDaemon(config, options, logger, tracing);
   return undefined;
 }

@@ -9,31 +9,22 @@ import {
   configFileFromArgs,
   planTracing,
   readTracingSettings,
-  startTracing,
   stderrWarn,
-  type Tracing,
+  tryStartTracing,
 } from './tracing';
 
 const argv = process.argv.slice(2);
 /** Commands that collect nothing have nothing to trace. */
 const collects = !argv.some((arg) => ['--help', '-h', '--version', '--check-config'].includes(arg));
 const plan = collects ? planTracing(readTracingSettings(configFileFromArgs(argv) ?? DEFAULT_CONFIG_PATH)) : undefined;
-/** Traces are a diagnostic: an SDK that cannot start must not keep the exporter from running. */
-function tryStartTracing(): Tracing | undefined {
-  if (!plan) return undefined;
-  try {
-    return startTracing(plan);
-  } catch (error) {
-    process.stderr.write(`tracing disabled: the OpenTelemetry SDK did not start: ${(error as Error).message}\n`);
-    return undefined;
-  }
-}
-const tracing = tryStartTracing();
+const tracing =
+  plan &&
+  tryStartTracing(plan, (error) => process.stderr.write(`tracing disabled: the OpenTelemetry SDK did not start: ${error.message}\n`));
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { main } = require('./cli') as typeof import('./cli');
 
-main(argv, tracing ? { tracing } : {}).then(
+main(argv, tracing).then(
   async (code) => {
     if (code === undefined) return; // the daemon runs on; it flushes the traces when it stops
     if (!tracing) {

@@ -1,6 +1,7 @@
 import { readFileSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
+import pLimit from 'p-limit';
 import { ConfigError, type ExporterConfig } from './config/load';
 
 export type ReloadOutcome = 'applied' | 'rejected' | 'unchanged';
@@ -31,7 +32,8 @@ export interface ReloaderDeps {
  * different from the last one read is applied.
  */
 export class ConfigReloader {
-  private queue: Promise<unknown> = Promise.resolve();
+  /** reloads run one at a time, after the ones already asked for */
+  private readonly serial = pLimit(1);
   private lastText: string | undefined;
   private watcher: FSWatcher | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -42,7 +44,7 @@ export class ConfigReloader {
 
   /** Re-reads the file and applies it, even when its text did not change (its secrets or ${ENV} may have). */
   reload(trigger: string): Promise<ReloadOutcome> {
-    return this.enqueue(trigger, false);
+    return this.serial(() => this.reloadNow(trigger, false));
   }
 
   /** Starts watching the file's directory. */
@@ -67,22 +69,15 @@ export class ConfigReloader {
     this.timer = undefined;
     this.watcher?.close();
     this.watcher = undefined;
-    await this.queue;
+    await this.serial(() => undefined);
   }
 
   private scheduleCheck(): void {
     clearTimeout(this.timer);
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      void this.enqueue('file change', true);
+      void this.serial(() => this.reloadNow('file change', true));
     }, this.deps.debounceMs ?? 300);
-  }
-
-  /** Reloads run one at a time, after the ones already asked for. */
-  private enqueue(trigger: string, onlyIfChanged: boolean): Promise<ReloadOutcome> {
-    const run = this.queue.then(() => this.reloadNow(trigger, onlyIfChanged));
-    this.queue = run.catch(() => undefined);
-    return run;
   }
 
   /** The file's text; undefined while it does not exist (an editor between delete and rename). */

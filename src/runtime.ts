@@ -2,7 +2,6 @@ import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from './config/load';
 import { fingerprintOf, sourceFingerprintOf } from './config/fingerprint';
 import { createClient } from './clients';
-import type { RequestObserver } from './clients/http';
 import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
 import { SnapshotStore, type StoreListener } from './snapshot/store';
@@ -11,19 +10,73 @@ import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
 import { scheduleIntervalSeconds } from './scheduler/interval';
 import { ownedTargets } from './scheduler/sharding';
-import type { EstateEvents } from './collectors/types';
-import type { ConfigChange } from './collection/protocol';
+import { forwarderFor, type EstateEventForwarder, type OtlpSignal } from './otlp/forwarder';
+import type { Tracing } from './tracing';
+import type { RequestObserver } from './clients/http';
+import { FLUSH_MS, SPANS_STEP, STOP_DEADLINE_MS } from './stop-deadline';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 /** Job checkpoints by target, then collector. */
 export type Checkpoints = Map<string, Map<string, JobCheckpoint>>;
 
+/** What a reload changed (see applyConfig). */
+export interface ConfigChange {
+  added: string[];
+  removed: string[];
+  restarted: string[];
+  rescheduled: string[];
+}
+
+/** What a client reports of one HTTP attempt, as the self-metrics count it. */
+export type RequestEvent = Omit<Parameters<RequestObserver['onRequest']>[0], 'method'>;
+
+/** What collection reports to the self-metrics (SelfMetrics in this thread; src/collection/worker.ts sends it across). */
+export interface CollectionObserver {
+  onRequest(event: RequestEvent): void;
+  onOtlpDropped(signal: OtlpSignal, count: number): void;
+  /** whether every collector has finished a first run (see firstRoundComplete), whenever that may have changed */
+  recordFirstRound(complete: boolean): void;
+}
+
+/**
+ * Collection as the serving side (src/exporter.ts) drives it: in a thread of
+ * its own (src/collection/host.ts) or in this one (ExporterRuntime).
+ */
+export interface Collection {
+  readonly store: SnapshotStore;
+  firstRoundComplete(): boolean;
+  /** a first round right away, then every collector on its own schedule */
+  start(): void;
+  /** every collector of every target once (a first round each, the targets in parallel) */
+  runOnce(): Promise<RunResult[]>;
+  applyConfig(next: ExporterConfig): Promise<ConfigChange>;
+  /** aborts the runs, logs out, sends what is queued within `budgetMs`; resolves with the steps it cut short */
+  stop(budgetMs?: number): Promise<string[]>;
+}
+
 interface ActiveTarget {
   runtime: TargetRuntime;
   jobs: CollectorJob[];
-  /** configuration text the target was started with, to detect changes on reload */
-  fingerprint: string;
+}
+
+/**
+ * What applying `next` changes among the targets this replica collects under
+ * `previous`: a target whose source (all but its collectors' settings) changed
+ * is restarted, one whose collectors' settings alone changed is rescheduled.
+ */
+export function configChange(previous: ExporterConfig, next: ExporterConfig): ConfigChange {
+  const before = new Map(ownedTargets(previous).map((target) => [target.name, target]));
+  const after = ownedTargets(next);
+  const removed = [...before.keys()].filter((name) => !after.some((target) => target.name === name));
+  const change: ConfigChange = { added: [], removed, restarted: [], rescheduled: [] };
+  for (const target of after) {
+    const old = before.get(target.name);
+    if (!old) change.added.push(target.name);
+    else if (sourceFingerprintOf(target) !== sourceFingerprintOf(old)) change.restarted.push(target.name);
+    else if (fingerprintOf(target) !== fingerprintOf(old)) change.rescheduled.push(target.name);
+  }
+  return change;
 }
 
 /**
@@ -31,10 +84,12 @@ interface ActiveTarget {
  * one TargetRuntime per target this replica owns, one CollectorJob per enabled
  * collector. The exporters only read `store`.
  */
-export class ExporterRuntime {
+export class ExporterRuntime implements Collection {
   readonly store: SnapshotStore;
   /** bytes of response bodies buffered at once, across every target */
   readonly responseBudget: ResponseBudget;
+  /** the estate's events over OTLP; undefined when otlp.activities and otlp.auditLogs are off */
+  readonly events: EstateEventForwarder | undefined;
   private readonly scheduler: Scheduler;
   private readonly targets = new Map<string, ActiveTarget>();
   private scheduling = false;
@@ -43,18 +98,16 @@ export class ExporterRuntime {
     private config: ExporterConfig,
     private readonly deps: {
       logger: Logger;
-      observer?: RequestObserver;
+      observer?: CollectionObserver;
       now?: () => Date;
       /** the collectors of a kind (tests substitute their own) */
       collectorsFor?: typeof collectorsFor;
       /** the response budget (tests observe it); by default one of collection.maxBufferedResponseBytes */
       responseBudget?: ResponseBudget;
-      /** receives the estate's events of each successful run (src/otlp); must only queue them */
-      onEvents?: (target: string, events: EstateEvents) => void;
       /** told of every change of the store (the collection thread sends them to the serving thread) */
       storeListener?: StoreListener;
-      /** told whenever a target's first round has ended (see firstRoundComplete) */
-      onFirstRound?: () => void;
+      /** the collection thread's own traces, sent at stop */
+      tracing?: Tracing;
       /** by target and collector: where the first jobs of this runtime resume counting */
       resumeFrom?: Checkpoints;
       /** told of each checkpoint of a job (see JobCheckpoint) */
@@ -64,19 +117,13 @@ export class ExporterRuntime {
     this.store = new SnapshotStore(deps.storeListener);
     this.scheduler = new Scheduler(deps.logger);
     this.responseBudget = deps.responseBudget ?? new ResponseBudget(config.collection.maxBufferedResponseBytes);
+    const onDropped = (signal: OtlpSignal, count: number): void => deps.observer?.onOtlpDropped(signal, count);
+    this.events = forwarderFor(config, deps.logger, onDropped, deps.now ?? (() => new Date()));
     for (const target of ownedTargets(config)) this.addTarget(target);
   }
 
   get settings(): ExporterConfig['collection'] {
     return this.config.collection;
-  }
-
-  get currentConfig(): ExporterConfig {
-    return this.config;
-  }
-
-  targetNames(): string[] {
-    return [...this.targets.keys()];
   }
 
   private addTarget(target: TargetConfig): ActiveTarget {
@@ -90,7 +137,7 @@ export class ExporterRuntime {
       }),
       shared: new Map(),
     };
-    const active = { runtime, jobs: this.jobsFor(runtime, []), fingerprint: fingerprintOf(target) };
+    const active = { runtime, jobs: this.jobsFor(runtime, []) };
     this.targets.set(target.name, active);
     return active;
   }
@@ -131,13 +178,13 @@ export class ExporterRuntime {
       logger: this.deps.logger,
       settings: () => this.config.collection,
       ...(this.deps.now ? { now: this.deps.now } : {}),
-      ...(this.deps.onEvents ? { onEvents: this.deps.onEvents } : {}),
+      ...(this.events ? { onEvents: this.events.accept.bind(this.events) } : {}),
     });
   }
 
-  /** Runs every collector of every target once (a first round each, the targets in parallel). */
   async runOnce(): Promise<RunResult[]> {
     const results = await Promise.all([...this.targets.values()].map((target) => this.runFirstRound(target)));
+    this.reportFirstRound();
     return results.flat();
   }
 
@@ -155,7 +202,6 @@ export class ExporterRuntime {
     return runInFirstRoundOrder(target.jobs, (job) => job.definition, (job) => job.run());
   }
 
-  /** A first round right away (see runFirstRound), then every job on its own cron schedule. */
   start(): void {
     this.scheduling = true;
     for (const target of this.targets.values()) this.startTarget(target);
@@ -163,7 +209,7 @@ export class ExporterRuntime {
 
   private startTarget(target: ActiveTarget): void {
     void this.runFirstRound(target).then(() => {
-      this.deps.onFirstRound?.();
+      this.reportFirstRound();
       // The target may have been removed by a reload while its first round ran.
       for (const job of target.jobs) this.scheduleIfActive(target, job);
     });
@@ -178,6 +224,10 @@ export class ExporterRuntime {
     return this.store.all().every((record) => record.lastRunEndAt !== undefined);
   }
 
+  private reportFirstRound(): void {
+    this.deps.observer?.recordFirstRound(this.firstRoundComplete());
+  }
+
   /**
    * Applies a new, already validated configuration: targets added are
    * started, removed ones stopped, changed ones restarted; the others keep
@@ -187,32 +237,23 @@ export class ExporterRuntime {
    * rescheduled, not restarted.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
+    const change = configChange(this.config, next);
     this.config = next;
     this.responseBudget.limitBytes = next.collection.maxBufferedResponseBytes;
     const wanted = new Map(ownedTargets(next).map((target) => [target.name, target]));
-    const added: string[] = [];
-    const removed: string[] = [];
-    const restarted: string[] = [];
-    const rescheduled: string[] = [];
     for (const [name, active] of this.targets) {
       const target = wanted.get(name);
-      if (target && fingerprintOf(target) === active.fingerprint) continue;
-      if (target && sourceFingerprintOf(target) === sourceFingerprintOf(active.runtime.config)) {
-        await this.rescheduleTarget(active, target);
-        rescheduled.push(name);
-        continue;
-      }
-      await this.stopTarget(name, active);
-      if (target) restarted.push(name);
-      else removed.push(name);
+      if (target && change.rescheduled.includes(name)) await this.rescheduleTarget(active, target);
+      else if (!target || change.restarted.includes(name)) await this.stopTarget(name, active);
     }
     for (const [name, target] of wanted) {
       if (this.targets.has(name)) continue;
-      if (!restarted.includes(name)) added.push(name);
       const active = this.addTarget(target);
       if (this.scheduling) this.startTarget(active);
     }
-    return { added, removed, restarted, rescheduled };
+    for (const name of change.removed) this.events?.removeTarget(name);
+    this.reportFirstRound();
+    return change;
   }
 
   /**
@@ -222,7 +263,6 @@ export class ExporterRuntime {
    */
   private async rescheduleTarget(active: ActiveTarget, target: TargetConfig): Promise<void> {
     active.runtime.config = target;
-    active.fingerprint = fingerprintOf(target);
     const previous = active.jobs;
     active.jobs = this.jobsFor(active.runtime, previous);
     for (const job of previous) {
@@ -254,11 +294,18 @@ export class ExporterRuntime {
     return active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target, err: error }, 'closing client failed'));
   }
 
-  /** Shutdown: no new runs, the running ones aborted (their results discarded), a logout from every source. */
-  async stop(): Promise<void> {
+  /**
+   * Shutdown: no new runs, the running ones aborted (their results discarded),
+   * a logout from every source; then the estate events and the spans still
+   * queued get half of `budgetMs` (at most FLUSH_MS) to leave.
+   */
+  async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.scheduling = false;
     // Jobs of a first round still going on are not in the scheduler yet: both are stopped at once.
     await Promise.all([this.scheduler.stop(), ...[...this.targets.values()].flatMap((target) => target.jobs.map((job) => job.stop()))]);
     await Promise.all([...this.targets.values()].map((target) => this.closeClient(target)));
+    const flushMs = Math.min(FLUSH_MS, budgetMs / 2);
+    const [, spansSent] = await Promise.all([this.events?.shutdown(flushMs), this.deps.tracing?.shutdown(flushMs)]);
+    return spansSent === false ? [SPANS_STEP] : [];
   }
 }

@@ -8,6 +8,9 @@ import { settlesWithin } from './util/settles-within';
  */
 export const STOP_DEADLINE_MS = 10_000;
 
+/** Longest wait for the last estate events and spans at stop: a dead OTLP endpoint must not hold the process. */
+export const FLUSH_MS = 5_000;
+
 /** The step of a stop that flushes the spans, as `StopDeadline.cutShort` names it. */
 export const SPANS_STEP = 'exporting the last spans';
 

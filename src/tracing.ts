@@ -209,6 +209,16 @@ export function startTracing(plan: TracingPlan): Tracing {
   };
 }
 
+/** startTracing, or none when the SDK does not start: traces are a diagnostic and must not keep the exporter from running. */
+export function tryStartTracing(plan: TracingPlan, onFailure: (error: Error) => void): Tracing | undefined {
+  try {
+    return startTracing(plan);
+  } catch (error) {
+    onFailure(error as Error);
+    return undefined;
+  }
+}
+
 /** The config file named on a command line (`--config FILE` or `--config=FILE`), if any; the CLI judges the rest. */
 export function configFileFromArgs(argv: readonly string[]): string | undefined {
   const { config } = parseArgs({ args: [...argv], options: { config: { type: 'string' } }, strict: false }).values;

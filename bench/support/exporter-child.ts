@@ -20,6 +20,8 @@ import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import type { RunResult } from '../../src/scheduler/job';
 import { CollectionHost } from '../../src/collection/host';
+import type { RequestEvent } from '../../src/runtime';
+import { ownedTargets } from '../../src/scheduler/sharding';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/app';
@@ -94,6 +96,13 @@ export interface MemoryReport {
 /** The daemon's self-metrics, also keeping the OTLP drops as a number for flushEvents. */
 class CountingSelfMetrics extends SelfMetrics {
   droppedEvents = 0;
+  /** requests per endpoint template, besides the self-metrics */
+  byEndpoint = new Map<string, number>();
+
+  override onRequest(event: RequestEvent): void {
+    this.byEndpoint.set(event.endpoint, (this.byEndpoint.get(event.endpoint) ?? 0) + 1);
+    super.onRequest(event);
+  }
 
   override onOtlpDropped(signal: 'traces' | 'logs', count: number): void {
     this.droppedEvents += count;
@@ -149,26 +158,13 @@ async function main(): Promise<void> {
   const options = childArgument<ExporterChildOptions>();
   const config: ExporterConfig = parseConfig(options.config);
   const logger = pino({ level: options.logLevel ?? 'warn' }, pino.destination(2));
-  // Requests counted per endpoint template, besides the self-metrics.
-  let byEndpoint = new Map<string, number>();
   const self = new CountingSelfMetrics();
   const capture = captureInCollectionThread();
-  const runtime = new CollectionHost(config, {
-    logger,
-    preload: [require.resolve('./collection-capture')],
-    onRequests: (events) => {
-      for (const event of events) {
-        byEndpoint.set(event.endpoint, (byEndpoint.get(event.endpoint) ?? 0) + 1);
-        self.onRequest(event);
-      }
-    },
-    onOtlpDropped: (signal, count) => self.onOtlpDropped(signal, count),
-    onFirstRound: () => self.recordFirstRound(runtime.firstRoundComplete()),
-    onRestart: (reason) => self.onCollectionRestart(reason),
-  });
+  const runtime = new CollectionHost(config, { logger, preload: [require.resolve('./collection-capture')], observer: self });
   runtime.advanceClock(options.clockOffsetMs ?? 0);
-  const renderer = new MetricsRenderer(() => runtime.store, self, () => runtime.settings.staleAfter);
-  const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => runtime.targetNames(), isReady: () => runtime.firstRoundComplete(), logger });
+  const renderer = new MetricsRenderer(() => runtime.store, self, () => config.collection.staleAfter);
+  const targetNames = ownedTargets(config).map((target) => target.name);
+  const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => targetNames, isReady: () => runtime.firstRoundComplete(), logger });
   const server = await listen(app, config.web);
   const info = server.address() as { port: number };
 
@@ -178,7 +174,7 @@ async function main(): Promise<void> {
   serve(
     {
       round: async (): Promise<RoundReport> => {
-        byEndpoint = new Map();
+        self.byEndpoint = new Map();
         const before = new Map(store.all().map((r) => [`${r.target}\u0000${r.collector}`, r.runs]));
         const { result: results, seconds, cpuSeconds } = await timed(() => runtime.runOnce());
         const collectors = store
@@ -192,8 +188,8 @@ async function main(): Promise<void> {
             ...(r.lastRunSucceeded ? {} : { error: r.lastError ?? '' }),
           }));
         let requests = 0;
-        for (const count of byEndpoint.values()) requests += count;
-        return { seconds, cpuSeconds, results, requests, byEndpoint: Object.fromEntries(byEndpoint), collectors };
+        for (const count of self.byEndpoint.values()) requests += count;
+        return { seconds, cpuSeconds, results, requests, byEndpoint: Object.fromEntries(self.byEndpoint), collectors };
       },
       advance: (ms: number) => runtime.advanceClock(ms),
       captureStart: () => capture.start(),

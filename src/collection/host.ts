@@ -12,33 +12,36 @@ import type { ExporterConfig } from '../config/load';
 import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
 import { ownedTargets } from '../scheduler/sharding';
-import { sourceFingerprintOf } from '../config/fingerprint';
+import { configChange, type Collection, type CollectionObserver, type ConfigChange } from '../runtime';
 import type { TracingPlan } from '../tracing';
 import { STOP_DEADLINE_MS } from '../stop-deadline';
 import { settlesWithin } from '../util/settles-within';
-import { CollectionStopped, HostLink } from './link';
-import { toWire, type CheckpointBytes, type ConfigChange, type FromWorker, type RequestEvent, type WorkerStart } from './protocol';
+import { toWire, type CheckpointBytes, type FromWorker, type ToWorker, type WorkerStart } from './protocol';
 
 const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(config).map((target) => target.name);
 
 const FIRST_BACKOFF_MS = 1_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
-/** The longest a stop gives the estate events and spans still queued in the collection thread. */
-const FLUSH_MS = 5_000;
 
 /** Why the collection thread ended without being asked to (the reason label of dataprotect_exporter_collection_restarts_total). */
 export type RestartReason = 'out_of_memory' | 'crash' | 'exit';
+
+/** The calls among the messages (each member of the union that has an `id`), without it. */
+type CallOf<T> = T extends { id: number } ? Omit<T, 'id'> : never;
+
+/** What a call gets when the collection thread ends before it answers. */
+class CollectionStopped extends Error {
+  constructor() {
+    super('the collection thread stopped');
+  }
+}
 
 export interface CollectionHostDeps {
   logger: Logger;
   tracing?: TracingPlan;
   /** modules the collection thread loads first (the bench's instrumentation) */
   preload?: string[];
-  onRequests: (events: readonly RequestEvent[]) => void;
-  onOtlpDropped: (signal: 'traces' | 'logs', count: number) => void;
-  /** told whenever a target's first round has ended (see firstRoundComplete) */
-  onFirstRound: () => void;
-  onRestart: (reason: RestartReason) => void;
+  observer: CollectionObserver & { onCollectionRestart(reason: RestartReason): void };
 }
 
 /**
@@ -58,10 +61,12 @@ function workerEntry(): { entry: string; loader?: string } {
   return { entry: join(__dirname, `worker${extension}`), ...(extension === '.ts' ? { loader: require.resolve('tsx/cjs') } : {}) };
 }
 
-export class CollectionHost {
+export class CollectionHost implements Collection {
   readonly store = new SnapshotStore();
   private worker: Worker | undefined;
-  private link: HostLink | undefined;
+  /** the calls the running thread has yet to answer, by id */
+  private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  private nextCallId = 0;
   private firstRoundDone = false;
   private scheduling = false;
   private stopping = false;
@@ -71,10 +76,10 @@ export class CollectionHost {
   private restartTimer: NodeJS.Timeout | undefined;
   /**
    * The last checkpoint of each job that counts the estate's events, by
-   * target and collector, with the target's source as it was then: the next
-   * thread resumes from those of targets whose source is still the same.
+   * target and collector: the next thread resumes from them. Those of a
+   * target removed or restarted by a reload are dropped.
    */
-  private readonly checkpoints = new Map<string, { source: string; byCollector: Map<string, CheckpointBytes> }>();
+  private readonly checkpoints = new Map<string, Map<string, CheckpointBytes>>();
   /** the error the thread reported before it exited */
   private lastError: Error | undefined;
 
@@ -85,18 +90,6 @@ export class CollectionHost {
     this.spawn();
   }
 
-  get settings(): ExporterConfig['collection'] {
-    return this.config.collection;
-  }
-
-  get currentConfig(): ExporterConfig {
-    return this.config;
-  }
-
-  targetNames(): string[] {
-    return ownedTargetNames(this.config);
-  }
-
   /** Whether every collector of the running collection thread has finished a first run (see ExporterRuntime). */
   firstRoundComplete(): boolean {
     return this.firstRoundDone;
@@ -105,35 +98,33 @@ export class CollectionHost {
   /** A first round right away, then every collector on its schedule (again after every restart). */
   start(): void {
     this.scheduling = true;
-    this.link?.send({ type: 'schedule' });
+    this.worker?.postMessage({ type: 'schedule' } satisfies ToWorker);
   }
 
   /** Moves the collection clock ahead of real time (the bench keeps it on its simulator's). */
   advanceClock(ms: number): void {
     this.clockOffsetMs += ms;
-    this.link?.send({ type: 'advanceClock', ms });
+    this.worker?.postMessage({ type: 'advanceClock', ms } satisfies ToWorker);
   }
 
   runOnce(): Promise<RunResult[]> {
-    return this.connected().call<RunResult[]>({ type: 'runOnce' });
+    return this.call<RunResult[]>({ type: 'runOnce' });
   }
 
   /**
    * Applies a validated configuration in the collection thread. While that
    * thread is down (or dies meanwhile), the next one starts with it, its
-   * heap ceiling included: the change is then told by target names.
+   * heap ceiling included.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
-    const previous = ownedTargetNames(this.config);
+    const change = configChange(this.config, next);
     this.config = next;
-    const applied = await this.link?.call<ConfigChange>({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
-      if (error instanceof CollectionStopped) return undefined;
-      throw error;
+    // The jobs of these start afresh.
+    for (const target of [...change.removed, ...change.restarted]) this.checkpoints.delete(target);
+    await this.call({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
+      if (!(error instanceof CollectionStopped)) throw error;
     });
-    if (applied) return applied;
-    const owned = ownedTargetNames(next);
-    const added = owned.filter((name) => !previous.includes(name));
-    return { added, removed: previous.filter((name) => !owned.includes(name)), restarted: [], rescheduled: [] };
+    return change;
   }
 
   /** Ends the collection thread at once, as a crash would (it is restarted): for tests of the restart. */
@@ -151,18 +142,25 @@ export class CollectionHost {
     this.stopping = true;
     clearTimeout(this.restartTimer);
     const worker = this.worker;
-    if (!worker || !this.link) return [];
-    const flushMs = Math.min(FLUSH_MS, budgetMs / 2);
+    if (!worker) return [];
     let cutShort: string[] = [];
-    const stopped = this.link.call<string[]>({ type: 'stop', flushMs }).then((steps) => void (cutShort = steps));
-    await settlesWithin(stopped, budgetMs);
+    await settlesWithin(
+      this.call<string[]>({ type: 'stop', budgetMs }).then((steps) => void (cutShort = steps)),
+      budgetMs,
+    );
     await worker.terminate();
     return cutShort;
   }
 
-  private connected(): HostLink {
-    if (!this.link) throw new Error('the collection thread is restarting; try again');
-    return this.link;
+  /** Asks the running thread; rejects with CollectionStopped when there is none or it ends before it answers. */
+  private call<T>(message: CallOf<ToWorker>): Promise<T> {
+    const worker = this.worker;
+    if (!worker) return Promise.reject(new CollectionStopped());
+    const id = this.nextCallId++;
+    return new Promise<T>((resolve, reject) => {
+      this.calls.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      worker.postMessage({ ...message, id });
+    });
   }
 
   private spawn(): void {
@@ -171,7 +169,7 @@ export class CollectionHost {
       logLevel: this.deps.logger.level,
       ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}),
       ...(this.deps.preload ? { preload: this.deps.preload } : {}),
-      checkpoints: this.currentCheckpoints(),
+      checkpoints: [...this.checkpoints.values()].flatMap((byCollector) => [...byCollector.values()]),
       clockOffsetMs: this.clockOffsetMs,
     };
     const worker = new Worker(BOOTSTRAP, {
@@ -179,68 +177,63 @@ export class CollectionHost {
       workerData: { ...start, ...workerEntry() },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(16, Math.floor(this.config.collection.heapLimit / 1024 ** 2)) },
     });
-    const link = new HostLink(worker);
     this.worker = worker;
-    this.link = link;
     this.lastError = undefined;
     this.firstRoundDone = false;
     // Targets a reload removed while the thread was down: the new one never reports them.
-    const owned = new Set(this.targetNames());
+    const owned = new Set(ownedTargetNames(this.config));
     for (const record of this.store.all()) if (!owned.has(record.target)) this.store.remove(record.target, record.collector);
-    worker.on('message', (message: FromWorker) => this.receive(link, message));
+    worker.on('message', (message: FromWorker) => this.receive(message));
     worker.on('error', (error) => (this.lastError = error));
     worker.on('exit', (code) => this.exited(worker, code));
     // The listening server keeps the daemon alive; a start that fails to listen must end the process.
     worker.unref();
-    if (this.scheduling) link.send({ type: 'schedule' });
+    if (this.scheduling) this.start();
   }
 
-  private receive(link: HostLink, message: FromWorker): void {
+  private receive(message: FromWorker): void {
+    const { observer } = this.deps;
     if (message.type === 'record') this.store.mirror(message.record);
     else if (message.type === 'removed') this.store.remove(message.target, message.collector);
-    else if (message.type === 'requests') this.deps.onRequests(message.events);
-    else if (message.type === 'otlpDropped') this.deps.onOtlpDropped(message.signal, message.count);
-    else if (message.type === 'reply') link.replied(message);
+    else if (message.type === 'requests') message.events.forEach((event) => observer.onRequest(event));
+    else if (message.type === 'otlpDropped') observer.onOtlpDropped(message.signal, message.count);
+    else if (message.type === 'reply') this.replied(message);
     else if (message.type === 'checkpoint') this.keepCheckpoint(message);
     else {
       this.firstRoundDone = message.complete;
       // A thread that finished its first round works: its next death starts the back-off afresh.
       if (message.complete) this.backoffMs = FIRST_BACKOFF_MS;
-      this.deps.onFirstRound();
+      observer.recordFirstRound(message.complete);
     }
   }
 
+  /** Settles the call a reply answers. */
+  private replied(reply: Extract<FromWorker, { type: 'reply' }>): void {
+    const call = this.calls.get(reply.id);
+    this.calls.delete(reply.id);
+    if (reply.error !== undefined) call?.reject(new Error(reply.error));
+    else call?.resolve(reply.value);
+  }
+
   private keepCheckpoint({ target, collector, bytes }: CheckpointBytes): void {
-    const source = this.sourceOf(target);
-    if (source === undefined) return;
-    const kept = this.checkpoints.get(target);
-    const byCollector = kept?.source === source ? kept.byCollector : new Map<string, CheckpointBytes>();
-    this.checkpoints.set(target, { source, byCollector: byCollector.set(collector, { target, collector, bytes }) });
-  }
-
-  private sourceOf(name: string): string | undefined {
-    const target = this.config.targets.find((candidate) => candidate.name === name);
-    return target && sourceFingerprintOf(target);
-  }
-
-  /** The checkpoints the next thread resumes from; those of targets gone or changed are dropped. */
-  private currentCheckpoints(): CheckpointBytes[] {
-    for (const [target, kept] of this.checkpoints) if (this.sourceOf(target) !== kept.source) this.checkpoints.delete(target);
-    return [...this.checkpoints.values()].flatMap((kept) => [...kept.byCollector.values()]);
+    if (!ownedTargetNames(this.config).includes(target)) return;
+    const byCollector = this.checkpoints.get(target) ?? new Map<string, CheckpointBytes>();
+    this.checkpoints.set(target, byCollector.set(collector, { target, collector, bytes }));
   }
 
   private exited(worker: Worker, code: number): void {
     if (worker !== this.worker) return;
-    this.link?.failAll(new CollectionStopped());
     this.worker = undefined;
-    this.link = undefined;
+    // No reply will come.
+    for (const call of this.calls.values()) call.reject(new CollectionStopped());
+    this.calls.clear();
     if (this.stopping) return;
     const error = this.lastError as (Error & { code?: string }) | undefined;
     const reason: RestartReason = error?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out_of_memory' : error ? 'crash' : 'exit';
     this.store.collectionLost(`the collection thread stopped (${reason.replace(/_/g, ' ')})`, Date.now());
     this.firstRoundDone = false;
-    this.deps.onFirstRound();
-    this.deps.onRestart(reason);
+    this.deps.observer.recordFirstRound(false);
+    this.deps.observer.onCollectionRestart(reason);
     this.deps.logger.error({ reason, code, err: error, restartInMs: this.backoffMs }, 'the collection thread stopped; restarting it');
     this.restartTimer = setTimeout(() => this.spawn(), this.backoffMs).unref();
     this.backoffMs = Math.min(MAX_BACKOFF_MS, this.backoffMs * 2);

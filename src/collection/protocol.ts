@@ -7,6 +7,7 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { CollectorRecord } from '../snapshot/store';
 import type { TracingPlan } from '../tracing';
 import type { RunResult } from '../scheduler/job';
+import type { ConfigChange, RequestEvent } from '../runtime';
 import { Secret } from '../util/secret';
 
 /** A configuration as it crosses: the passwords as text (a Secret's value is private to it and does not clone). */
@@ -47,22 +48,6 @@ export interface CheckpointBytes {
   bytes: Uint8Array;
 }
 
-/** What a target's runtime reports of one HTTP attempt (src/clients/http.ts's RequestObserver). */
-export interface RequestEvent {
-  target: string;
-  endpoint: string;
-  code: string;
-  durationSeconds: number;
-}
-
-/** What a reload changed (src/runtime.ts's applyConfig). */
-export interface ConfigChange {
-  added: string[];
-  removed: string[];
-  restarted: string[];
-  rescheduled: string[];
-}
-
 /** Asked of the collection thread; each `id` is answered by one reply. */
 export type ToWorker =
   | { type: 'schedule' }
@@ -70,8 +55,7 @@ export type ToWorker =
   | { type: 'advanceClock'; ms: number }
   | { type: 'runOnce'; id: number }
   | { type: 'apply'; id: number; config: WireConfig }
-  /** the estate events and spans still queued get `flushMs` to leave */
-  | { type: 'stop'; id: number; flushMs: number };
+  | { type: 'stop'; id: number; budgetMs: number };
 
 /** Told by the collection thread. A record carries its result only when that result is new. */
 export type FromWorker =

@@ -6,49 +6,47 @@
  * (collection.heapLimit): a hostile upstream that exhausts it ends this
  * thread, which the serving thread restarts, never the scrapes.
  */
-import { parentPort, workerData } from 'node:worker_threads';
+import { parentPort, workerData, type MessagePort, type Transferable } from 'node:worker_threads';
 import { deserialize, serialize } from 'node:v8';
-import type { RequestObserver } from '../clients/http';
 import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
-import { ExporterRuntime, type Checkpoints } from '../runtime';
+import { ExporterRuntime, type Checkpoints, type CollectionObserver, type RequestEvent } from '../runtime';
 import type { StoreListener } from '../snapshot/store';
-import type { JobCheckpoint } from '../scheduler/job';
-import { forwarderFor } from '../otlp/forwarder';
-import { startTracing, type Tracing } from '../tracing';
-import { SPANS_STEP } from '../stop-deadline';
-import { WorkerLink } from './link';
-import { fromWire, type CheckpointBytes, type RequestEvent, type ToWorker, type WorkerStart } from './protocol';
+import { tryStartTracing } from '../tracing';
+import { fromWire, type CheckpointBytes, type FromWorker, type ToWorker, type WorkerStart } from './protocol';
 
 /** Request events are sent in batches: a round sends thousands of requests, a message each would cost more than they say. */
 const REQUEST_BATCH_MS = 100;
 
-/** Collects the request events of the clients and sends them a batch at a time. */
-class RequestBatch implements RequestObserver {
+type Send = (message: FromWorker, transfer?: readonly Transferable[]) => void;
+
+/** The self-metrics' news, sent across: the request events a batch at a time. */
+class ObserverAcross implements CollectionObserver {
   private events: RequestEvent[] = [];
   private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly link: WorkerLink) {}
+  constructor(private readonly send: Send) {}
 
   onRequest({ target, endpoint, code, durationSeconds }: RequestEvent): void {
     this.events.push({ target, endpoint, code, durationSeconds });
     this.timer ??= setTimeout(() => this.flush(), REQUEST_BATCH_MS);
   }
 
+  onOtlpDropped(signal: 'traces' | 'logs', count: number): void {
+    this.send({ type: 'otlpDropped', signal, count });
+  }
+
+  recordFirstRound(complete: boolean): void {
+    // The requests of the round come first.
+    this.flush();
+    this.send({ type: 'firstRound', complete });
+  }
+
   flush(): void {
     clearTimeout(this.timer);
     this.timer = undefined;
-    if (this.events.length > 0) this.link.send({ type: 'requests', events: this.events });
+    if (this.events.length > 0) this.send({ type: 'requests', events: this.events });
     this.events = [];
-  }
-}
-
-/** Traces are a diagnostic: an SDK that cannot start must not keep collection from running. */
-function tryStartTracing(start: WorkerStart): Tracing | undefined {
-  try {
-    return start.tracing ? startTracing(start.tracing) : undefined;
-  } catch {
-    return undefined;
   }
 }
 
@@ -62,72 +60,55 @@ function checkpointsOf(saved: readonly CheckpointBytes[]): Checkpoints {
 }
 
 /** Tells the serving thread of every change of this thread's store. */
-function storeMirror(link: WorkerLink): StoreListener {
+function storeMirror(send: Send): StoreListener {
   return {
     // A new result's bytes move to the serving thread: this side never reads them again.
     changed: (record, resultChanged) =>
       resultChanged && record.result
-        ? link.send({ type: 'record', record }, [record.result.bytes.buffer as ArrayBuffer])
-        : link.send({ type: 'record', record: { ...record, result: undefined } }),
-    removed: (target, collector) => link.send({ type: 'removed', target, collector }),
+        ? send({ type: 'record', record }, [record.result.bytes.buffer as ArrayBuffer])
+        : send({ type: 'record', record: { ...record, result: undefined } }),
+    removed: (target, collector) => send({ type: 'removed', target, collector }),
   };
 }
 
-function sendCheckpoint(link: WorkerLink, target: string, collector: string, checkpoint: JobCheckpoint): void {
-  // A copy of its own, so that transferring it moves no other buffer with it.
-  const bytes = new Uint8Array(serialize(checkpoint));
-  link.send({ type: 'checkpoint', target, collector, bytes }, [bytes.buffer as ArrayBuffer]);
-}
-
-function run(port: NonNullable<typeof parentPort>, start: WorkerStart): void {
-  const tracing = tryStartTracing(start);
-  const link = new WorkerLink(port);
-  const config = fromWire(start.config);
+function run(port: MessagePort, start: WorkerStart): void {
+  // The serving thread has told why an SDK did not start.
+  const tracing = start.tracing && tryStartTracing(start.tracing, () => undefined);
+  const send: Send = (message, transfer = []) => port.postMessage(message, transfer);
   const logger = createLogger(start.logLevel as LevelWithSilent, 1).child({ thread: 'collection' });
   // As on the serving thread (src/cli.ts): logged, not a crash of the thread.
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   tracing?.reportTo((fields, message) => logger.warn(fields, message));
-  const requests = new RequestBatch(link);
+  const observer = new ObserverAcross(send);
   let clockOffsetMs = start.clockOffsetMs ?? 0;
-  const now = (): Date => new Date(Date.now() + clockOffsetMs);
-  const events = forwarderFor(config, logger, (signal, count) => link.send({ type: 'otlpDropped', signal, count }), now);
-  const runtime: ExporterRuntime = new ExporterRuntime(config, {
+  const runtime = new ExporterRuntime(fromWire(start.config), {
     logger,
-    now,
-    observer: requests,
-    ...(events ? { onEvents: events.accept.bind(events) } : {}),
-    storeListener: storeMirror(link),
-    onFirstRound: () => link.send({ type: 'firstRound', complete: runtime.firstRoundComplete() }),
+    now: () => new Date(Date.now() + clockOffsetMs),
+    observer,
+    storeListener: storeMirror(send),
+    ...(tracing ? { tracing } : {}),
     // Counters go on where the thread before this one left them, their events each counted once.
     resumeFrom: checkpointsOf(start.checkpoints ?? []),
-    onCheckpoint: (target, collector, checkpoint) => sendCheckpoint(link, target, collector, checkpoint),
+    onCheckpoint: (target, collector, checkpoint) => {
+      // A copy of its own, so that transferring it moves no other buffer with it.
+      const bytes = new Uint8Array(serialize(checkpoint));
+      send({ type: 'checkpoint', target, collector, bytes }, [bytes.buffer as ArrayBuffer]);
+    },
   });
   port.on('message', (message: ToWorker) => {
     if (message.type === 'schedule') return runtime.start();
     if (message.type === 'advanceClock') return void (clockOffsetMs += message.ms);
-    if (message.type === 'runOnce') {
-      return link.answer(message.id, async () => {
-        const results = await runtime.runOnce();
-        // The round's requests and its first-round news arrive before its answer.
-        requests.flush();
-        link.send({ type: 'firstRound', complete: runtime.firstRoundComplete() });
-        return results;
-      });
-    }
-    if (message.type === 'apply') {
-      return link.answer(message.id, async () => {
-        const change = await runtime.applyConfig(fromWire(message.config));
-        for (const target of change.removed) events?.removeTarget(target);
-        link.send({ type: 'firstRound', complete: runtime.firstRoundComplete() });
-        return change;
-      });
-    }
-    link.answer(message.id, async () => {
-      await runtime.stop();
-      requests.flush();
-      const [, spansSent] = await Promise.all([events?.shutdown(message.flushMs), tracing?.shutdown(message.flushMs)]);
-      return spansSent === false ? [SPANS_STEP] : [];
-    });
+    const work: Promise<Extract<FromWorker, { type: 'reply' }>['value']> =
+      message.type === 'runOnce'
+        ? runtime.runOnce()
+        : message.type === 'apply'
+          ? runtime.applyConfig(fromWire(message.config))
+          : runtime.stop(message.budgetMs);
+    // The call's requests arrive before its answer.
+    work.finally(() => observer.flush()).then(
+      (value) => send({ type: 'reply', id: message.id, value }),
+      (error: unknown) => send({ type: 'reply', id: message.id, error: error instanceof Error ? error.message : String(error) }),
+    );
   });
 }
 

@@ -276,7 +276,7 @@ describe('sharding', () => {
     );
     try {
       await runtime.runOnce();
-      expect(runtime.targetNames().sort()).toEqual([...collected].sort());
+      expect(runtime.store.all().map((record) => record.target).sort()).toEqual([...collected].sort());
       return [...collected].sort();
     } finally {
       await runtime.stop();

@@ -11,6 +11,7 @@ import pino from 'pino';
 import { collectorsFor } from '../../src/collectors/registry';
 import { parseConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
+import type { ExporterRuntime } from '../../src/runtime';
 
 type Message = { id: number; type: 'start'; config: unknown; now: number } | { id: number; type: 'round'; now: number } | { id: number; type: 'flush' | 'stop' };
 
@@ -33,9 +34,12 @@ async function handle(message: Message): Promise<Record<string, unknown>> {
     case 'round':
       clock = message.now;
       return { results: await exporter?.runtime.runOnce() };
-    case 'flush':
-      await exporter?.events?.flush();
-      return { pendingTasks: exporter?.events?.pendingTasks ?? 0 };
+    case 'flush': {
+      // Collected in this thread (its clock is given): the forwarder is the runtime's.
+      const events = (exporter?.runtime as ExporterRuntime | undefined)?.events;
+      await events?.flush();
+      return { pendingTasks: events?.pendingTasks ?? 0 };
+    }
     case 'stop':
       await exporter?.stop();
       return {};
