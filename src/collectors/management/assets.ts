@@ -140,13 +140,12 @@ function assetSamples(
     if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
     if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
   }
-  for (const { key, value } of counts.entries()) {
-    samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
-  }
-  for (const { key, value } of withoutCopy.entries()) {
-    samples.push({ name: 'dataprotect_assets_without_copy', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
-  }
-  return samples;
+  const groups = ['asset_type', 'protection_status'] as const;
+  return [
+    ...samples,
+    ...counts.samples('dataprotect_assets', { target }, groups),
+    ...withoutCopy.samples('dataprotect_assets_without_copy', { target }, groups),
+  ];
 }
 
 /** The newest of the known copy times; null when none is known. */

@@ -28,6 +28,8 @@
  */
 
 import type { Logger } from 'pino';
+import type { CollectorContext } from '../types';
+import { Tally, type TallyEntry } from '../shared/tally';
 
 /** How far each run reaches back behind the newest time seen. */
 export const WATERMARK_OVERLAP_MS = 10 * 60_000;
@@ -81,25 +83,17 @@ export class EventLedger {
 
   /**
    * Tells whether the event is to be counted now: not seen before and not
-   * before countFrom. Counted events are remembered; so is the history a
-   * first run reads, so that a listing showing one twice is not taken twice.
+   * before countFrom (an event `followed` since it was seen running after
+   * collecting started is counted whatever its time). Counted events are
+   * remembered; so is the history a first run reads, so that a listing
+   * showing one twice is not taken twice.
    */
-  admit(id: string, time: number): boolean {
+  admit(id: string, time: number, followed = false): boolean {
     if (this.seen.has(id)) return false;
-    if (time < this.countFrom) {
+    if (time < this.countFrom && !followed) {
       if (this.first) this.seen.set(id, time);
       return false;
     }
-    this.seen.set(id, time);
-    return true;
-  }
-
-  /**
-   * like admit, for an event known to have happened after collecting started
-   * (an activity followed while running): countFrom does not apply
-   */
-  admitFollowed(id: string, time: number): boolean {
-    if (this.seen.has(id)) return false;
     this.seen.set(id, time);
     return true;
   }
@@ -122,5 +116,69 @@ export class EventLedger {
     this.countFrom = Math.max(this.countFrom, this.watermark - WATERMARK_OVERLAP_MS);
     for (const [id, time] of this.seen) if (time < this.countFrom) this.seen.delete(id);
     return { watermark: this.watermark, countFrom: this.countFrom, seen: this.seen };
+  }
+}
+
+/** What a counting collector keeps between runs. */
+export interface CountsState<K extends readonly string[]> {
+  readonly ledger: LedgerState;
+  /** running totals by label set; a set once taken stays, with 0 until an event counts under it */
+  readonly totals: ReadonlyArray<TallyEntry<K>>;
+  /** the events taken whose time is inside `collection.window` */
+  readonly window: ReadonlyArray<Readonly<{ time: number; key: K }>>;
+}
+
+/**
+ * One run of a counting collector (activities, audit entries): the ledger
+ * decides which events count, the totals count them by label set, and the
+ * window holds those of the trailing `collection.window`, rebuilt from the
+ * service by the first run that succeeds.
+ *
+ * The previous state is never changed (a failed run must leave it as it was)
+ * and not deep-cloned either: the totals are copied, the window is filtered
+ * into a new array sharing its entries (never changed), and the ledger copies
+ * what it keeps. A structuredClone of a window of 100,000+ events per run
+ * would be a large share of the collector's time and garbage.
+ */
+export class EventCounts<K extends readonly string[]> {
+  readonly ledger: EventLedger;
+  readonly totals: Tally<K>;
+  private readonly windowStart: number;
+  private readonly window: Array<Readonly<{ time: number; key: K }>>;
+
+  constructor(state: CountsState<K> | undefined, ctx: CollectorContext<'management', unknown>) {
+    const now = ctx.now().getTime();
+    this.windowStart = now - ctx.settings.window;
+    this.ledger = new EventLedger(state?.ledger, { windowStart: this.windowStart, collectingSince: ctx.collectingSince.getTime(), now });
+    this.totals = new Tally(state?.totals);
+    this.window = state ? state.window.filter((event) => event.time >= this.windowStart) : [];
+  }
+
+  /**
+   * Takes one event of the listing under its label set: 'counted' when it
+   * counts now, 'history' when a first run reads it from before collecting
+   * started (its label set shows, with 0), undefined when it was taken before.
+   */
+  take(id: string, time: number, key: K, followed = false): 'counted' | 'history' | undefined {
+    if (this.ledger.has(id)) return undefined;
+    const counted = this.ledger.admit(id, time, followed);
+    if (!counted && !this.ledger.first) return undefined; // before countFrom: counted and forgotten
+    this.totals.add(key, counted ? 1 : 0);
+    if (time >= this.windowStart) this.window.push({ time, key });
+    return counted ? 'counted' : 'history';
+  }
+
+  /** The events inside the window by label set; every set once taken shows, with 0. */
+  inWindow(): Tally<K> {
+    const tally = new Tally<K>();
+    for (const { key } of this.totals.entries()) tally.touch(key);
+    for (const event of this.window) tally.add(event.key);
+    return tally;
+  }
+
+  /** The state for the next run; warns of events dated beyond the exporter's clock (see EventLedger.warnIfAhead). */
+  finish(logger: Logger, events: string): CountsState<K> {
+    this.ledger.warnIfAhead(logger, events);
+    return { ledger: this.ledger.finish(), totals: this.totals.entries(), window: this.window };
   }
 }

@@ -83,9 +83,7 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
     if (assetList) {
       for (const asset of assetList.assets.values()) if (asset.policyName !== '') perPolicy.add([asset.policyName]);
     }
-    for (const { key: [policy], value } of perPolicy.entries()) {
-      samples.push({ name: 'dataprotect_policy_assets', labels: { target, policy }, value });
-    }
+    samples.push(...perPolicy.samples('dataprotect_policy_assets', { target }, ['policy']));
     return {
       samples,
       state: { warned },

@@ -25,9 +25,5 @@ export const alertsCollector = defineCollector<'storage', PerSystemState>({
 export function alertCountSamples(target: string, systemId: string, alerts: readonly StorageAlert[]): Sample[] {
   const counts = new Tally<[string, string]>();
   for (const alert of alerts) counts.add([alert.severity || UNKNOWN_LABEL, alert.class ?? '']);
-  return counts.entries().map(({ key: [severity, alertClass], value }) => ({
-    name: 'dataprotect_storage_alerts',
-    labels: { target, system_id: systemId, severity, class: alertClass },
-    value,
-  }));
+  return counts.samples('dataprotect_storage_alerts', { target, system_id: systemId }, ['severity', 'class']);
 }

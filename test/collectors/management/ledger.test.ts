@@ -30,8 +30,8 @@ describe('event ledger (watermark, overlap, id de-duplication)', () => {
     // an event older than countFrom (history, or forgotten after counting) is never counted
     expect(third.admit('old', t0 - 60 * MIN)).toBe(false);
     // ...unless it is known to have happened after collecting started (followed while running)
-    expect(third.admitFollowed('late', t0 - 60 * MIN)).toBe(true);
-    expect(third.admitFollowed('late', t0 - 60 * MIN)).toBe(false);
+    expect(third.admit('late', t0 - 60 * MIN, true)).toBe(true);
+    expect(third.admit('late', t0 - 60 * MIN, true)).toBe(false);
   });
 
   it('keeps only ids inside the overlap', () => {
