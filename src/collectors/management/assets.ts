@@ -1,14 +1,11 @@
-import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector, type CollectorContext, type Sample } from '../types';
 import type { ExporterConfig } from '../../config/load';
 import { policyRpo } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES, readAssets, type AssetRecord } from './asset-list';
-import { LATEST_COPY_TIMES, type LatestCopyTimes } from './copy-signals';
+import {
+  ASSET_LIST, currentPolicySchedules, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets,
+  type AssetRecord, type LatestCopyTimes, type PolicySchedules,
+} from './published';
 import { Tally } from '../shared/tally';
-import { chunks } from '../shared/chunks';
-import { currentPolicySchedules, type PolicySchedules } from './policy-schedules';
-import { forEachConcurrent } from '../shared/concurrency';
-import { perAssetSeriesFor } from './per-asset-series';
 
 /** How long this collector trusts its own latest-copies answer before asking again. */
 const OWN_LATEST_MAX_AGE_MS = 30 * 60_000;
@@ -54,7 +51,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   ],
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
-    const raw = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
+    const raw = await readAssets(ctx, signal);
     const published = ctx.shared.get(LATEST_COPY_TIMES);
     const ownLatest = await askLatestCopies(ctx, raw, published, now, signal);
     const assets = new Map<string, AssetRecord>();
@@ -92,14 +89,7 @@ async function askLatestCopies(
     if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
     else if (!own && !publishedKnows) unknown.push(asset.id);
   }
-  await forEachConcurrent(chunks(unknown, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-    const copies = await ctx.client.latestCopies(batch, signal);
-    for (const id of batch) ownLatest.set(id, { checkedAt: now, newest: null });
-    for (const copy of copies) {
-      const entry = ownLatest.get(copy.assetId);
-      if (entry && (entry.newest === null || copy.createTime > entry.newest)) entry.newest = copy.createTime;
-    }
-  });
+  for (const [id, newest] of await newestCopies(ctx, unknown, signal)) ownLatest.set(id, { checkedAt: now, newest });
   return ownLatest;
 }
 

@@ -4,10 +4,8 @@ import { ENDPOINTS } from '../../clients/management/endpoints';
 import { collectAll } from '../../clients/management/paging';
 import type { Copy } from '../../clients/management/schemas';
 import { defineCollector, type CollectorContext, type Sample } from '../types';
-import { COPY_FINGERPRINTS } from './copy-signals';
-import { currentAssets, type AssetRecord } from './asset-list';
+import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor, type AssetRecord } from './published';
 import { forEachConcurrent } from '../shared/concurrency';
-import { perAssetSeriesFor } from './per-asset-series';
 import { UNKNOWN_LABEL } from '../shared/tally';
 import { fnv1a } from '../../util/fnv1a';
 

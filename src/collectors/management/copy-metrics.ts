@@ -1,7 +1,5 @@
 import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS } from './copy-signals';
-import { currentAssets } from './asset-list';
-import { perAssetSeriesFor } from './per-asset-series';
+import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor } from './published';
 import { fnv1a } from '../../util/fnv1a';
 import type { CopyMetrics } from '../../clients/management/schemas';
 

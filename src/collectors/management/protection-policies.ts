@@ -1,7 +1,6 @@
 import { defineCollector, type Sample } from '../types';
 import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES } from './asset-list';
-import { POLICY_SCHEDULES } from './policy-schedules';
+import { ASSET_LIST, POLICY_NAMES, POLICY_SCHEDULES } from './published';
 import { collectAll } from '../../clients/management/paging';
 import { Tally } from '../shared/tally';
 import { uniqueBy } from '../shared/unique';
