@@ -4,7 +4,7 @@ import type { Activity } from '../../clients/management/schemas';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
 import { defineCollector, type HistogramSample } from '../types';
 import { EventCounts, type CountsState } from './ledger';
-import { Tally, type TallyEntry } from '../shared/tally';
+import { Tally } from '../shared/tally';
 import { chunks } from '../shared/chunks';
 import { compositeKey } from '../../util/composite-key';
 
@@ -15,10 +15,11 @@ type CategoryKey = [classType: string, category: string];
 type ResultKey = [classType: string, category: string, result: string];
 type StateKey = [classType: string, category: string, state: string];
 
-/** One category's durations; replaced, never changed, when an activity is observed. */
-interface Durations {
+/** One category's bytes transferred and durations; replaced, never changed, when an activity counts. */
+interface CategoryTotals {
   readonly key: CategoryKey;
-  /** per bound, observations <= bound (cumulative) */
+  readonly bytes: number;
+  /** per bound, durations <= bound (cumulative) */
   readonly buckets: readonly number[];
   readonly count: number;
   readonly sum: number;
@@ -30,9 +31,8 @@ export interface ActivitiesState extends CountsState<ResultKey> {
   readonly active: ReadonlyMap<string, StateKey>;
   /** label sets once seen running, kept at 0 when none is */
   readonly activeKeys: readonly StateKey[];
-  readonly transferred: ReadonlyArray<TallyEntry<CategoryKey>>;
   /** by compositeKey of the category key */
-  readonly durations: ReadonlyMap<string, Durations>;
+  readonly categories: ReadonlyMap<string, CategoryTotals>;
 }
 
 /**
@@ -81,8 +81,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       counts: new EventCounts(previous, ctx),
       active: new Map(previous?.active),
       running: new Tally((previous?.activeKeys ?? []).map((key) => ({ key, value: 0 }))),
-      transferred: new Tally(previous?.transferred),
-      durations: new Map(previous?.durations),
+      categories: new Map(previous?.categories),
       seen: new Set(),
       admitted: [],
     };
@@ -94,22 +93,19 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       // a day of completions: 500,000 on a 50,000-asset estate
       ...run.counts.inWindow().samples('dataprotect_activities_window', { target }, RESULT_LABELS),
       ...run.running.samples('dataprotect_activities', { target }, ['class_type', 'category', 'state']),
-      ...run.transferred.samples('dataprotect_activity_transferred_bytes_total', { target }, ['class_type', 'category']),
     ];
-    const histograms: HistogramSample[] = [...run.durations.values()].map(({ key: [classType, category], buckets, count, sum }) => ({
-      name: 'dataprotect_activity_duration_seconds',
-      labels: { target, class_type: classType, category },
-      bounds: ACTIVITY_DURATION_BUCKETS,
-      bucketCounts: buckets,
-      count,
-      sum,
-    }));
+    const histograms: HistogramSample[] = [];
+    for (const { key: [classType, category], bytes, buckets, count, sum } of run.categories.values()) {
+      const labels = { target, class_type: classType, category };
+      samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels, value: bytes });
+      const name = 'dataprotect_activity_duration_seconds';
+      histograms.push({ name, labels, bounds: ACTIVITY_DURATION_BUCKETS, bucketCounts: buckets, count, sum });
+    }
     const state: ActivitiesState = {
       ...run.counts.finish(ctx.logger, 'activities updated'),
       active: run.active,
       activeKeys: run.running.entries().map(({ key }) => key),
-      transferred: run.transferred.entries(),
-      durations: run.durations,
+      categories: run.categories,
     };
     return { samples, histograms, state, items, events: { activities: run.admitted, history: run.counts.ledger.first } };
   },
@@ -123,8 +119,7 @@ interface Run {
   readonly active: Map<string, StateKey>;
   /** label sets once running: the running ones are added once the reads are done */
   readonly running: Tally<StateKey>;
-  readonly transferred: Tally<CategoryKey>;
-  readonly durations: Map<string, Durations>;
+  readonly categories: Map<string, CategoryTotals>;
   readonly seen: Set<string>;
   readonly admitted: Activity[];
 }
@@ -184,13 +179,10 @@ function apply(run: Run, activity: Activity): void {
   const taken = run.counts.take(activity.id, completionTime(activity), [classType, activity.category, result], wasActive);
   if (!taken) return;
   run.admitted.push(activity);
-  const category: CategoryKey = [classType, activity.category];
-  const counted = taken === 'counted';
-  run.transferred.add(category, counted ? (activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred ?? 0) : 0);
-  const id = compositeKey(category);
-  const durations = run.durations.get(id) ?? { key: category, buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };
-  const seconds = counted ? durationSeconds(activity) : undefined;
-  run.durations.set(id, seconds === undefined ? durations : observe(durations, seconds));
+  const key: CategoryKey = [classType, activity.category];
+  const id = compositeKey(key);
+  const known = run.categories.get(id) ?? { key, bytes: 0, buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };
+  run.categories.set(id, taken === 'counted' ? count(known, activity) : known);
 }
 
 /**
@@ -213,7 +205,11 @@ function durationSeconds(activity: Activity): number | undefined {
   return undefined;
 }
 
-function observe(durations: Durations, seconds: number): Durations {
-  const buckets = durations.buckets.map((count, index) => (seconds <= (ACTIVITY_DURATION_BUCKETS[index] as number) ? count + 1 : count));
-  return { key: durations.key, buckets, count: durations.count + 1, sum: durations.sum + seconds };
+/** The category's totals with the activity counted: its bytes, and its duration when known. */
+function count(totals: CategoryTotals, activity: Activity): CategoryTotals {
+  const bytes = totals.bytes + (activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred ?? 0);
+  const seconds = durationSeconds(activity);
+  if (seconds === undefined) return { ...totals, bytes };
+  const buckets = totals.buckets.map((n, index) => (seconds <= (ACTIVITY_DURATION_BUCKETS[index] as number) ? n + 1 : n));
+  return { key: totals.key, bytes, buckets, count: totals.count + 1, sum: totals.sum + seconds };
 }
