@@ -107,7 +107,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       activeKeys: run.running.entries().map(({ key }) => key),
       categories: run.categories,
     };
-    return { samples, histograms, state, items, events: { activities: run.admitted, history: run.counts.ledger.first } };
+    return { samples, histograms, state, items, events: { activities: run.admitted, history: run.counts.first } };
   },
 });
 
@@ -136,16 +136,16 @@ async function readActivities(client: ManagementClient, classTypes: readonly str
       for (const activity of page) each(activity);
     }
   };
-  const { ledger } = run.counts;
-  await read(and(isIn('classType', classTypes), ge('updateTime', new Date(ledger.since))), (activity) => {
-    ledger.observe(activity.updateTime);
+  const { counts } = run;
+  await read(and(isIn('classType', classTypes), ge('updateTime', new Date(counts.since))), (activity) => {
+    counts.observe(activity.updateTime);
     apply(run, activity);
   });
   // The first read reaches back only `window` by updateTime, and an
   // activity's updateTime is its last state change: one queued or running
   // since before that (a stuck job, a long initial backup) is running now
   // all the same. Later runs see every new one appear and follow it.
-  if (ledger.first) {
+  if (counts.first) {
     await read(and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES])), (activity) => {
       if (!run.seen.has(activity.id)) apply(run, activity);
     });

@@ -28,10 +28,10 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     const counts = new EventCounts(ctx.state, ctx);
     const admitted: AuditLog[] = [];
     let items = 0;
-    for await (const page of ctx.client.auditLogs({ filter: ge('changedTime', new Date(counts.ledger.since)) }, signal)) {
+    for await (const page of ctx.client.auditLogs({ filter: ge('changedTime', new Date(counts.since)) }, signal)) {
       items += page.length;
       for (const entry of page) {
-        counts.ledger.observe(entry.changedTime);
+        counts.observe(entry.changedTime);
         if (counts.take(entry.id, entry.changedTime, [entry.auditType])) admitted.push(entry);
       }
     }
@@ -42,6 +42,6 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
       ...counts.inWindow().samples('dataprotect_audit_events_window', labels, ['audit_type']),
     ];
     const state = counts.finish(ctx.logger, 'audit entries changed');
-    return { samples, state, items, events: { auditEntries: admitted, history: counts.ledger.first } };
+    return { samples, state, items, events: { auditEntries: admitted, history: counts.first } };
   },
 });

@@ -80,7 +80,11 @@ type ManagementContext = CollectorContext<'management', unknown>;
  * success and once the published one is older than staleAfter (its
  * publisher keeps failing: its value must not steer the others forever).
  */
-async function publishedOrRead<T extends { readAt: number }>(ctx: ManagementContext, key: SharedKey<T>, read: () => Promise<T>): Promise<T> {
+async function publishedOrRead<T extends { readAt: number }>(
+  ctx: ManagementContext,
+  key: SharedKey<T>,
+  read: () => Promise<T>,
+): Promise<T> {
   const published = ctx.shared.get(key);
   if (published && ctx.now().getTime() - published.readAt <= ctx.settings.staleAfter) return published;
   return read();
@@ -161,7 +165,11 @@ export function perAssetSeriesFor(settings: ExporterConfig['collection'], asset:
 }
 
 /** The newest copy createTime of each asset (null: it has none), asked of latest-copies in batches. */
-export async function newestCopies(ctx: ManagementContext, ids: readonly string[], signal: AbortSignal): Promise<Map<string, number | null>> {
+export async function newestCopies(
+  ctx: ManagementContext,
+  ids: readonly string[],
+  signal: AbortSignal,
+): Promise<Map<string, number | null>> {
   const newest = new Map<string, number | null>(ids.map((id) => [id, null]));
   await forEachConcurrent(chunks(ids, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
     for (const copy of await ctx.client.latestCopies(batch, signal)) {
