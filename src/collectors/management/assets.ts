@@ -57,8 +57,8 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
     const assets = new Map<string, AssetRecord>();
     for (const asset of raw.values()) {
       const own = ownLatest.get(asset.id);
-      const fromPublished = own ? undefined : published?.newest.get(asset.id);
-      assets.set(asset.id, { ...asset, newestCopyTime: latest(asset.lastAvailableCopyTime, own?.newest, fromPublished) });
+      const times = [asset.lastAvailableCopyTime, own ? own.newest : published?.newest.get(asset.id)].filter((time) => time != null);
+      assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : null });
     }
     const rpoSecondsOf = rpoByPolicy(await currentPolicySchedules(ctx, signal), ctx.settings);
     return {
@@ -136,11 +136,4 @@ function assetSamples(
     ...counts.samples('dataprotect_assets', { target }, groups),
     ...withoutCopy.samples('dataprotect_assets_without_copy', { target }, groups),
   ];
-}
-
-/** The newest of the known copy times; null when none is known. */
-function latest(...times: Array<number | null | undefined>): number | null {
-  let newest: number | null = null;
-  for (const time of times) if (time != null && (newest === null || time > newest)) newest = time;
-  return newest;
 }

@@ -10,7 +10,7 @@ import type { ExporterConfig } from '../../config/load';
 import { forEachConcurrent } from '../shared/concurrency';
 import { chunks } from '../shared/chunks';
 import { uniqueBy } from '../shared/unique';
-import { sharedKey, type CollectorContext, type SharedKey } from '../types';
+import { SharedKey, type CollectorContext } from '../types';
 import { readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
 
 /** One non-deleted asset as the collectors need it. */
@@ -67,11 +67,11 @@ export interface CopyFingerprints {
   readonly byAsset: ReadonlyMap<string, number>;
 }
 
-export const ASSET_LIST = sharedKey<AssetList>('management.assets');
-export const POLICY_NAMES = sharedKey<PolicyNames>('management.policyNames');
-export const POLICY_SCHEDULES = sharedKey<PolicySchedules>('management.policySchedules');
-export const LATEST_COPY_TIMES = sharedKey<LatestCopyTimes>('management.latestCopyTimes');
-export const COPY_FINGERPRINTS = sharedKey<CopyFingerprints>('management.copyFingerprints');
+export const ASSET_LIST = new SharedKey<AssetList>('management.assets');
+export const POLICY_NAMES = new SharedKey<PolicyNames>('management.policyNames');
+export const POLICY_SCHEDULES = new SharedKey<PolicySchedules>('management.policySchedules');
+export const LATEST_COPY_TIMES = new SharedKey<LatestCopyTimes>('management.latestCopyTimes');
+export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.copyFingerprints');
 
 type ManagementContext = CollectorContext<'management', unknown>;
 
