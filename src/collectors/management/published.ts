@@ -5,7 +5,7 @@
  */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { collectAll } from '../../clients/management/paging';
-import type { Asset } from '../../clients/management/schemas';
+import type { Asset, ProtectionPolicy } from '../../clients/management/schemas';
 import type { ExporterConfig } from '../../config/load';
 import { forEachConcurrent } from '../shared/concurrency';
 import { chunks } from '../shared/chunks';
@@ -101,10 +101,15 @@ export function currentAssets(ctx: ManagementContext, signal: AbortSignal): Prom
 /** The policy schedules protection-policies published, or a fresh read (the assets collector runs before it). */
 export function currentPolicySchedules(ctx: ManagementContext, signal: AbortSignal): Promise<PolicySchedules> {
   return publishedOrRead(ctx, POLICY_SCHEDULES, async () => {
-    const { unique: policies } = uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id);
+    const policies = await readPolicies(ctx, signal);
     const byId = new Map(policies.map((policy) => [policy.id, readProtectionSchedule(policy.stages)]));
     return { readAt: ctx.now().getTime(), byId };
   });
+}
+
+/** Every protection policy once (random paging may repeat one when the list shifts). */
+export async function readPolicies(ctx: ManagementContext, signal: AbortSignal): Promise<ProtectionPolicy[]> {
+  return uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id).unique;
 }
 
 /** Reads every non-deleted asset (serial paging). */
