@@ -1,10 +1,8 @@
 import { defineCollector, type CollectorContext, type Sample } from '../types';
 import type { ExporterConfig } from '../../config/load';
 import { policyRpo } from './policy-rpo';
-import {
-  ASSET_LIST, currentPolicySchedules, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets,
-  type AssetRecord, type LatestCopyTimes, type PolicySchedules,
-} from './published';
+import { ASSET_LIST, currentPolicySchedules, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets } from './published';
+import type { AssetRecord, LatestCopyTimes, PolicySchedules } from './published';
 import { Tally } from '../shared/tally';
 
 /** How long this collector trusts its own latest-copies answer before asking again. */
