@@ -47,7 +47,7 @@ export interface Child<H> {
 /** Forks a TypeScript module (run through tsx) and waits for its hello. */
 export async function startChild<H>(modulePath: string, argument: unknown, options: { nodeArgs?: string[]; readyTimeoutMs?: number } = {}): Promise<Child<H>> {
   const child = fork(path.resolve(modulePath), [JSON.stringify(argument)], {
-    execArgv: ['--import', 'tsx', ...(options.nodeArgs ?? [])],
+    execArgv: ['--require', 'tsx/cjs', ...(options.nodeArgs ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createGunzip } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { CONTENT_TYPE } from './exposition';
+import { CONTENT_TYPE } from './renderer';
 import { landingPage } from './landing';
 import { pathOf, writeText } from './plain-http';
 import type { MetricsRenderer } from './renderer';
@@ -32,8 +32,7 @@ async function sendExposition(deps: HttpAppDeps, req: Request, res: Response, ta
     chunks = await deps.renderer.renderChunks(target);
   } catch (error) {
     deps.logger.error({ err: error }, 'rendering the exposition failed');
-    res.status(500).type('text/plain').send('rendering failed\n');
-    return;
+    return writeText(res, 500, 'rendering failed\n');
   }
   res.status(200).set({ 'Content-Type': CONTENT_TYPE, Vary: 'Accept-Encoding' });
   if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
@@ -79,8 +78,7 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
         ? `target "${target}" is collected by shard ${elsewhere.shard}, ` +
           `not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`
         : target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n';
-      res.status(400).type('text/plain').send(message);
-      return;
+      return writeText(res, 400, message);
     }
     void sendExposition(deps, req, res, target);
   });

@@ -1,18 +1,15 @@
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import bcrypt from 'bcryptjs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Secret } from '../util/secret';
-import { BcryptWorker, VerifierBusyError, type BcryptVerifier } from './bcrypt-worker';
+import { BcryptWorker, type BcryptVerifier } from './bcrypt-worker';
 import { pathOf, writeText } from './plain-http';
 
 /** user name -> password, as web.basicAuthUsers gives them (undefined: no authentication) */
 export type BasicAuthUsers = Readonly<Record<string, Secret>> | undefined;
 
 const REALM = 'dataprotect-exporter';
-
-/** Fixed-length digests, so that timingSafeEqual never sees different lengths (which would leak the length). */
-const digest = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 
 /** The user and password of an `Authorization: Basic ...` header, or undefined. */
 export function parseBasicAuth(header: string | undefined): { user: string; password: string } | undefined {
@@ -57,25 +54,29 @@ function decoyHash(users: NonNullable<BasicAuthUsers>): string {
 }
 
 /**
- * Verified credentials, remembered by a keyed hash (an HMAC with a key of
- * this process), as Prometheus's exporter toolkit does: scrapes every few
- * seconds do not pay bcrypt each time, and the set holds nothing that turns
- * back into a password. The stored value is part of the key, so a rotated
- * password or hash is verified again.
+ * A keyed hash (an HMAC with a key of this process) of credentials: of a
+ * fixed length, so that timingSafeEqual never sees different lengths (which
+ * would leak the length), and nothing that turns back into a password.
  */
-const verifiedKeySecret = randomBytes(32);
+const processKey = randomBytes(32);
+const keyedHash = (...parts: string[]): Buffer => createHmac('sha256', processKey).update(parts.join('\u0000'), 'utf8').digest();
+
+/**
+ * Verified credentials, remembered by their keyed hash, as Prometheus's
+ * exporter toolkit does: scrapes every few seconds do not pay bcrypt each
+ * time. The stored value is part of the key, so a rotated password or hash
+ * is verified again.
+ */
 const verified = new Set<string>();
 const MAX_VERIFIED = 256;
-const verifiedKey = (user: string, password: string, stored: string): string =>
-  createHmac('sha256', verifiedKeySecret).update(`${user}\u0000${password}\u0000${stored}`, 'utf8').digest('hex');
 
-/** Constant time over digests, against every plain-password user whoever is asked for. */
+/** Constant time over keyed hashes, against every plain-password user whoever is asked for. */
 function plainPasswordMatches(users: NonNullable<BasicAuthUsers>, user: string, password: string): boolean {
-  const given = digest(`${user}\u0000${password}`);
+  const given = keyedHash(user, password);
   let matched = false;
   for (const [name, secret] of Object.entries(users)) {
     const value = secret.reveal();
-    if (!isBcryptHash(value) && timingSafeEqual(given, digest(`${name}\u0000${value}`))) matched = true;
+    if (!isBcryptHash(value) && timingSafeEqual(given, keyedHash(name, value))) matched = true;
   }
   return matched;
 }
@@ -113,23 +114,18 @@ export function checkCredentials(
   verifier: BcryptVerifier = sharedBcryptWorker(),
 ): Verdict | Promise<Verdict> {
   const stored = Object.hasOwn(users, user) ? users[user]?.reveal() : undefined;
-  const key = verifiedKey(user, password, stored ?? '');
+  const key = keyedHash(user, password, stored ?? '').toString('hex');
   if (stored !== undefined && verified.has(key)) return 'accepted';
   if (verifier.full) return 'shed';
   const plainMatched = plainPasswordMatches(users, user, password);
   const storedIsHash = stored !== undefined && isBcryptHash(stored);
-  return verifier.compare(password, storedIsHash ? stored : decoyHash(users)).then(
-    (bcryptMatched): Verdict => {
-      if (stored === undefined || !(storedIsHash ? bcryptMatched : plainMatched)) return 'refused';
-      if (verified.size >= MAX_VERIFIED) verified.clear();
-      verified.add(key);
-      return 'accepted';
-    },
-    (error: unknown): Verdict => {
-      if (error instanceof VerifierBusyError) return 'shed';
-      throw error;
-    },
-  );
+  // Not full: compare() takes this comparison (nothing else runs before it is queued).
+  return verifier.compare(password, storedIsHash ? stored : decoyHash(users)).then((bcryptMatched): Verdict => {
+    if (stored === undefined || !(storedIsHash ? bcryptMatched : plainMatched)) return 'refused';
+    if (verified.size >= MAX_VERIFIED) verified.clear();
+    verified.add(key);
+    return 'accepted';
+  });
 }
 
 /**

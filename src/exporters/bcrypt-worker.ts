@@ -70,7 +70,7 @@ export class BcryptWorker implements BcryptVerifier {
 
   compare(password: string, hash: string): Promise<boolean> {
     if (this.full) return Promise.reject(new VerifierBusyError(this.waiting.size));
-    const worker = this.started();
+    const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.waiting.set(id, { resolve, reject });
@@ -84,12 +84,8 @@ export class BcryptWorker implements BcryptVerifier {
     await worker?.terminate();
   }
 
-  /** Starts the thread now rather than at the first comparison, whose requests would wait for it. */
-  start(): void {
-    this.started();
-  }
-
-  private started(): Worker {
+  /** The thread, started if it is not running (at the exporter's start: the first comparisons then need not wait for it). */
+  start(): Worker {
     if (this.worker) return this.worker;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { bcryptjs: require.resolve('bcryptjs') } });
     worker.on('message', ({ id, matched }: { id: number; matched: boolean }) => {

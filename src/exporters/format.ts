@@ -1,18 +1,23 @@
-/** Formatting of series lines in the Prometheus text exposition (format 0.0.4). */
+/**
+ * The one formatter of the Prometheus text exposition (format 0.0.4): the
+ * collectors' samples, the exporter's status series and the self-metrics
+ * (prom-client's values) all become text here.
+ */
 import type { HistogramSample, Labels } from '../collectors/types';
+import type { MetricFamily } from '../metrics/catalog';
 
 export function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
-export function formatValue(value: number): string {
+function formatValue(value: number): string {
   if (Number.isNaN(value)) return 'NaN';
   if (value === Infinity) return '+Inf';
   if (value === -Infinity) return '-Inf';
   return String(value);
 }
 
-export function formatLabels(labels: Labels, extra?: [string, string]): string {
+function formatLabels(labels: Labels, extra?: [string, string]): string {
   const parts: string[] = [];
   for (const key in labels) parts.push(`${key}="${escapeLabelValue(labels[key] as string)}"`);
   if (extra) parts.push(`${extra[0]}="${escapeLabelValue(extra[1])}"`);
@@ -34,3 +39,8 @@ export function formatHistogram(sample: HistogramSample): string {
   return out;
 }
 
+/** The HELP and TYPE lines of a family. */
+export function familyHeader(family: MetricFamily): string {
+  const help = family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+  return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;
+}

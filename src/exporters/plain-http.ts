@@ -1,5 +1,5 @@
 /**
- * The answers given before express (health endpoints, refused logins),
+ * The plain-text answers (health endpoints, refused logins, errors),
  * written on node's request and response: a flood of requests is answered
  * with as little work on the event loop as possible, without express's
  * send (its content negotiation and ETag).

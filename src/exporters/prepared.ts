@@ -1,8 +1,10 @@
 /**
- * A collector result as it is served: each family's series text as one gzip
- * member, all members in one buffer. Prepared once, on the collection side,
- * when a run succeeds; the serving side keeps only these bytes (they cross
- * threads as a transferred ArrayBuffer) and a scrape only slices them.
+ * Series text as it is served: each family's text as one gzip member, all
+ * members in one buffer. A collector's result is prepared once, on the
+ * collection side, when a run succeeds; the serving side keeps only these
+ * bytes (they cross threads as a transferred ArrayBuffer) and a scrape only
+ * slices them. The status series and the self-metrics are prepared the same
+ * way at a scrape (they are few).
  */
 import { gzipSync } from 'node:zlib';
 import type { HistogramSample, Sample } from '../collectors/types';
@@ -10,27 +12,28 @@ import type { ReadyResult } from '../snapshot/store';
 import { formatHistogram, formatSample } from './format';
 
 /**
- * Level 1: the point is to send 2 MB instead of 20 MB per scrape, at the
- * least CPU. A body is a concatenation of members, which is a valid gzip
- * stream (RFC 1952; Go's and Node's readers read every member).
+ * Text as one gzip member of a body. Level 1: the point is to send 2 MB
+ * instead of 20 MB per scrape, at the least CPU. A body is a concatenation of
+ * members, which is a valid gzip stream (RFC 1952; Go's and Node's readers
+ * read every member).
  */
-export const GZIP_OPTIONS = { level: 1 } as const;
+export function gzipMember(text: string): Buffer {
+  return gzipSync(Buffer.from(text, 'utf8'), { level: 1 });
+}
 
-/** The series of one successful run, by family, formatted and compressed. */
-export function prepareResult(result: { samples: readonly Sample[]; histograms: readonly HistogramSample[] }): ReadyResult {
+/** Series lines, each with its family's name, gathered by family (in order of first appearance) and compressed. */
+export function prepareLines(lines: Iterable<readonly [family: string, line: string]>, series: number): ReadyResult {
   const texts = new Map<string, string[]>();
-  const add = (family: string, line: string): void => {
-    const lines = texts.get(family);
-    if (lines) lines.push(line);
+  for (const [family, line] of lines) {
+    const list = texts.get(family);
+    if (list) list.push(line);
     else texts.set(family, [line]);
-  };
-  for (const sample of result.samples) add(sample.name, formatSample(sample.name, sample.labels, sample.value));
-  for (const histogram of result.histograms) add(histogram.name, formatHistogram(histogram));
+  }
   const members: Buffer[] = [];
   const families: Array<[string, number, number]> = [];
   let offset = 0;
-  for (const [family, lines] of texts) {
-    const member = gzipSync(Buffer.from(lines.join(''), 'utf8'), GZIP_OPTIONS);
+  for (const [family, list] of texts) {
+    const member = gzipMember(list.join(''));
     members.push(member);
     families.push([family, offset, offset + member.length]);
     offset += member.length;
@@ -42,7 +45,14 @@ export function prepareResult(result: { samples: readonly Sample[]; histograms: 
     bytes.set(member, offset);
     offset += member.length;
   }
-  return { bytes, families, series: result.samples.length + result.histograms.length };
+  return { bytes, families, series };
+}
+
+/** The series of one successful run, by family, formatted and compressed. */
+export function prepareResult(result: { samples: readonly Sample[]; histograms: readonly HistogramSample[] }): ReadyResult {
+  const lines = result.samples.map((sample) => [sample.name, formatSample(sample.name, sample.labels, sample.value)] as const);
+  for (const histogram of result.histograms) lines.push([histogram.name, formatHistogram(histogram)]);
+  return prepareLines(lines, lines.length);
 }
 
 /** One family's gzip member of a result; empty when the result has none of its series. */

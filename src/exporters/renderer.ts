@@ -1,14 +1,100 @@
-import type { SnapshotStore } from '../snapshot/store';
+/**
+ * The Prometheus text exposition (format 0.0.4) of /metrics and /probe, as
+ * gzip members. Each collector result arrives formatted and compressed
+ * (prepared.ts) and a scrape only collects slices of those bytes: scrapes
+ * stay fast on large estates and never wait for a collection.
+ */
 import { gunzipSync } from 'node:zlib';
-import { gzipMember, renderFamilies, renderRecordChunks } from './exposition';
+import { familyHeader } from './format';
+import { familyMember, gzipMember, prepareResult } from './prepared';
 import type { SelfMetrics } from './self-metrics';
+import { METRIC_FAMILIES } from '../metrics/catalog';
+import type { Sample } from '../collectors/types';
+import type { CollectorRecord, ReadyResult, SnapshotStore } from '../snapshot/store';
+
+export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
+
+/** Each family's header as a gzip member, compressed once. */
+const HEADERS = new Map(METRIC_FAMILIES.map((family) => [family.name, gzipMember(familyHeader(family))]));
+
+/**
+ * The last moment (ms) a record's last good data is served. A failing
+ * collector's: staleAfter past its last success. A collector whose last run
+ * succeeded keeps its series until its next run, and staleAfter beyond if
+ * that run does not come: otherwise a collector that keeps succeeding loses
+ * its series between two runs whenever its schedule is as long as staleAfter
+ * or longer (a run ending a little later than the one before leaves a gap).
+ */
+function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
+  if (record.lastSuccessAt === undefined) return -Infinity;
+  const untilNextRun = record.lastRunSucceeded ? record.scheduleIntervalSeconds * 1000 : 0;
+  return record.lastSuccessAt + untilNextRun + staleAfterMs;
+}
+
+/** The exporter's view of each collector and target, computed at scrape time from the records. */
+function statusSamples(records: readonly CollectorRecord[]): Sample[] {
+  const samples: Sample[] = [];
+  const latestRunByTarget = new Map<string, CollectorRecord>();
+  for (const record of records) {
+    const labels = { target: record.target, collector: record.collector };
+    samples.push({ name: 'dataprotect_collector_schedule_interval_seconds', labels, value: record.scheduleIntervalSeconds });
+    samples.push({ name: 'dataprotect_collector_runs_total', labels, value: record.runs });
+    samples.push({ name: 'dataprotect_collector_failures_total', labels, value: record.failures });
+    samples.push({ name: 'dataprotect_collector_skipped_runs_total', labels, value: record.skippedRuns });
+    for (const [reason, value] of Object.entries(record.skippedItems)) {
+      samples.push({ name: 'dataprotect_collector_skipped_items_total', labels: { ...labels, reason }, value });
+    }
+    if (record.lastRunEndAt === undefined) continue;
+    samples.push({ name: 'dataprotect_collector_success', labels, value: record.lastRunSucceeded ? 1 : 0 });
+    samples.push({ name: 'dataprotect_collector_duration_seconds', labels, value: record.lastDurationSeconds ?? 0 });
+    if (record.lastSuccessAt !== undefined) {
+      samples.push({ name: 'dataprotect_collector_last_success_timestamp_seconds', labels, value: record.lastSuccessAt / 1000 });
+    }
+    const latest = latestRunByTarget.get(record.target);
+    if (!latest || (latest.lastRunEndAt ?? 0) < record.lastRunEndAt) latestRunByTarget.set(record.target, record);
+  }
+  // A target is up when its most recent run reached the API: a run that failed
+  // on bad data still proves the source answered.
+  for (const record of latestRunByTarget.values()) {
+    samples.push({
+      name: 'dataprotect_up',
+      labels: { target: record.target, kind: record.kind },
+      value: record.lastRunSucceeded || !record.lastRunUnreachable ? 1 : 0,
+    });
+  }
+  return samples;
+}
+
+/**
+ * Every catalog family that one of `results` has, in catalog order: its
+ * header, then each result's member of it. The concatenation is the gzip of
+ * the exposition text; a scrape compresses nothing here but new headers.
+ */
+function familyChunks(results: readonly ReadyResult[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (const [family, header] of HEADERS) {
+    const parts: Buffer[] = [];
+    for (const result of results) {
+      const member = familyMember(result, family);
+      if (member) parts.push(member);
+    }
+    if (parts.length > 0) out.push(header, ...parts);
+  }
+  return out;
+}
+
+/** The records' status series and the results still fresh, as familyChunks. */
+export function renderRecordChunks(records: readonly CollectorRecord[], options: { now: number; staleAfterMs: number }): Buffer[] {
+  const fresh = records.filter((record) => record.result !== undefined && options.now <= servedUntil(record, options.staleAfterMs));
+  const status = prepareResult({ samples: statusSamples(records), histograms: [] });
+  return familyChunks([status, ...fresh.map((record) => record.result as ReadyResult)]);
+}
 
 /**
  * Renders /metrics and /probe. The snapshot part is read from the store in
  * one synchronous step, so a scrape sees one consistent view (each record's
- * latest complete result) and never waits for a collection; each result
- * arrives compressed (prepared.ts), so a scrape mostly assembles buffers.
- * Only the small status and self-metrics are formatted per scrape.
+ * latest complete result). Only the few status series and self-metrics are
+ * formatted per scrape.
  */
 export class MetricsRenderer {
   constructor(
@@ -28,8 +114,7 @@ export class MetricsRenderer {
     const all = this.store().all();
     const records = target === undefined ? all : all.filter((record) => record.target === target);
     const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() });
-    const families = renderFamilies(await this.self.familiesText(target));
-    const self = target === undefined ? families + (await this.self.processText()) : families;
-    return [...snapshot, gzipMember(self)];
+    const self = familyChunks([await this.self.prepared(target)]);
+    return target === undefined ? [...snapshot, ...self, gzipMember(await this.self.processText())] : [...snapshot, ...self];
   }
 }

@@ -1,28 +1,20 @@
 /**
  * The only module that imports prom-client. It owns the live self-metrics:
  * HTTP requests made to the sources (fed by the clients through the
- * RequestObserver interface), build info and the process metrics, and
- * renders them alongside the snapshot store's series.
+ * RequestObserver interface), build info and the process metrics.
+ * prom-client keeps their values (counting, histogram buckets, label checks,
+ * the process metrics); their text comes from format.ts, as the collectors'
+ * does, so that one formatter writes every catalog family.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestObserver } from '../clients/http';
-import { metricFamily } from '../metrics/catalog';
-import { formatSample } from './exposition';
+import { metricFamily, type MetricName } from '../metrics/catalog';
+import type { ReadyResult } from '../snapshot/store';
+import { formatSample } from './format';
+import { prepareLines } from './prepared';
 import { VERSION } from '../version';
 
 const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-
-/** Series of the exporter as a whole: served on /metrics, not on a target's /probe. */
-const EXPORTER_WIDE = [
-  'dataprotect_exporter_build_info',
-  'dataprotect_exporter_first_round_complete',
-  'dataprotect_exporter_collection_restarts_total',
-  'dataprotect_config_last_reload_successful',
-  'dataprotect_config_last_reload_success_timestamp_seconds',
-  'dataprotect_otlp_dropped_total',
-] as const;
-
-type SelfMetricName = 'dataprotect_api_requests_total' | 'dataprotect_api_request_duration_seconds' | (typeof EXPORTER_WIDE)[number];
 
 export class SelfMetrics implements RequestObserver {
   private readonly registry = new Registry();
@@ -76,33 +68,31 @@ export class SelfMetrics implements RequestObserver {
     if (applied) this.reloadSuccessTime.set(at.getTime() / 1000);
   }
 
-  /** Text of the self-metric families, by family name; with `target`, only that target's API series (nothing exporter-wide). */
-  async familiesText(target?: string): Promise<Map<string, string>> {
-    const out = new Map<string, string>();
-    const exporterWide = [this.buildInfo, this.otlpDropped, this.firstRoundComplete, this.collectionRestarts];
-    for (const metric of [this.apiRequests, this.apiDuration, ...exporterWide, this.reloadSuccessful, this.reloadSuccessTime]) {
-      const data = await metric.get();
-      if (target !== undefined && (EXPORTER_WIDE as readonly string[]).includes(data.name)) continue;
-      let text = '';
-      for (const value of data.values) {
+  /**
+   * The self-metric series, prepared as a collector's result is; with
+   * `target`, only that target's (the exporter-wide series have no target).
+   */
+  async prepared(target?: string): Promise<ReadyResult> {
+    const lines: Array<[string, string]> = [];
+    for (const metric of await this.registry.getMetricsAsJSON()) {
+      for (const value of metric.values) {
         if (target !== undefined && value.labels.target !== target) continue;
-        const name = (value as { metricName?: string }).metricName ?? data.name;
+        const name = (value as { metricName?: string }).metricName ?? metric.name;
         // prom-client gives histogram bucket bounds (le) as numbers
         const labels = Object.fromEntries(Object.entries(value.labels).map(([key, label]) => [key, String(label)]));
-        text += formatSample(name, labels, value.value);
+        lines.push([metric.name, formatSample(name, labels, value.value)]);
       }
-      if (text) out.set(data.name, text);
     }
-    return out;
+    return prepareLines(lines, lines.length);
   }
 
-  /** The catalog's name, help and labels of a self-metric, registered in the registry of familiesText(). */
-  private declare(name: SelfMetricName) {
+  /** The catalog's name, help and labels of a self-metric, registered in the registry of prepared(). */
+  private declare(name: MetricName) {
     const family = metricFamily(name);
     return { name: family.name, help: family.help, labelNames: [...family.labels], registers: [this.registry] };
   }
 
-  /** Node.js process metrics (process_*, nodejs_*), for /metrics only. */
+  /** Node.js process metrics (process_*, nodejs_*), for /metrics only: prom-client's own families, as it renders them. */
   processText(): Promise<string> {
     return this.processRegistry.metrics();
   }

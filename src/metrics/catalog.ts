@@ -14,10 +14,12 @@ export interface MetricFamily {
   readonly labels: readonly string[];
 }
 
+/** The labels every family of a subject shares. */
 const ASSET = ['target', 'asset_id', 'asset_name', 'asset_type', 'policy'] as const;
+const ACTIVITY = ['target', 'class_type', 'category'] as const;
 
-const families = [
-  // The exporter itself
+/** The exporter's own families (its status series and self-metrics, src/exporters): no collector emits them. */
+const exporterFamilies = [
   { name: 'dataprotect_up', type: 'gauge', labels: ['target', 'kind'],
     help: '1 when the last collection of this target logged in and read its API.' },
   { name: 'dataprotect_collector_success', type: 'gauge', labels: ['target', 'collector'],
@@ -62,6 +64,10 @@ const families = [
     help: '1 when the last configuration load (start or reload) was applied, 0 when it was rejected.' },
   { name: 'dataprotect_config_last_reload_success_timestamp_seconds', type: 'gauge', labels: [],
     help: 'Time of the last configuration load (start or reload) that was applied.' },
+] as const satisfies readonly MetricFamily[];
+
+const families = [
+  ...exporterFamilies,
 
   // Management service
   { name: 'dataprotect_asset_info', type: 'gauge', labels: [...ASSET, 'protection_status'],
@@ -89,18 +95,18 @@ const families = [
   { name: 'dataprotect_assets_copy_time_lagging', type: 'gauge', labels: ['target'],
     help: "Assets whose lastAvailableCopyTime is missing or older than their newest copy (the service's own index lags); their newest " +
       "copy time comes from latest-copies." },
-  { name: 'dataprotect_activities_completed_total', type: 'counter', labels: ['target', 'class_type', 'category', 'result'],
+  { name: 'dataprotect_activities_completed_total', type: 'counter', labels: [...ACTIVITY, 'result'],
     help: 'Activities that reached COMPLETED since the exporter started, by result status; each counted once. A policy run is one ' +
       'JOB_GROUP plus one JOB per asset in the same category: select one class_type (JOB counts assets, JOB_GROUP runs), never sum ' +
       'across them.' },
-  { name: 'dataprotect_activities_window', type: 'gauge', labels: ['target', 'class_type', 'category', 'result'],
+  { name: 'dataprotect_activities_window', type: 'gauge', labels: [...ACTIVITY, 'result'],
     help: 'Activities completed within the trailing window, by result status; select one class_type (JOB_GROUP and JOB count the same ' +
       'runs).' },
-  { name: 'dataprotect_activities', type: 'gauge', labels: ['target', 'class_type', 'category', 'state'],
+  { name: 'dataprotect_activities', type: 'gauge', labels: [...ACTIVITY, 'state'],
     help: 'Activities now QUEUED, RUNNING or PENDING_CANCELLATION; select one class_type (a running JOB_GROUP holds running JOBs).' },
-  { name: 'dataprotect_activity_duration_seconds', type: 'histogram', labels: ['target', 'class_type', 'category'],
+  { name: 'dataprotect_activity_duration_seconds', type: 'histogram', labels: ACTIVITY,
     help: 'Duration of activities completed since the exporter started, by class_type (a JOB_GROUP spans its JOBs).' },
-  { name: 'dataprotect_activity_transferred_bytes_total', type: 'counter', labels: ['target', 'class_type', 'category'],
+  { name: 'dataprotect_activity_transferred_bytes_total', type: 'counter', labels: ACTIVITY,
     help: 'Bytes transferred by activities completed since the exporter started (stats.bytesTransferred, else result.bytesTransferred); ' +
       'a JOB_GROUP reports its JOBs\' bytes again: select one class_type.' },
   { name: 'dataprotect_audit_events_total', type: 'counter', labels: ['target', 'audit_type'],
@@ -173,6 +179,7 @@ const families = [
 export type MetricName = (typeof families)[number]['name'];
 
 export const METRIC_FAMILIES: readonly MetricFamily[] = families;
+export const EXPORTER_FAMILIES: readonly MetricFamily[] = exporterFamilies;
 
 const byName = new Map<string, MetricFamily>(families.map((family) => [family.name, family]));
 

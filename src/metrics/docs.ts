@@ -1,31 +1,10 @@
-import { METRIC_FAMILIES } from './catalog';
+import { EXPORTER_FAMILIES, METRIC_FAMILIES } from './catalog';
 import { COLLECTORS } from '../collectors/registry';
-
-/** Families the runtime itself emits (not a collector). */
-export const RUNTIME_FAMILIES = [
-  'dataprotect_up',
-  'dataprotect_collector_success',
-  'dataprotect_collector_duration_seconds',
-  'dataprotect_collector_last_success_timestamp_seconds',
-  'dataprotect_collector_schedule_interval_seconds',
-  'dataprotect_collector_runs_total',
-  'dataprotect_collector_failures_total',
-  'dataprotect_collector_skipped_runs_total',
-  'dataprotect_collector_skipped_items_total',
-  'dataprotect_api_requests_total',
-  'dataprotect_api_request_duration_seconds',
-  'dataprotect_otlp_dropped_total',
-  'dataprotect_exporter_build_info',
-  'dataprotect_exporter_first_round_complete',
-  'dataprotect_exporter_collection_restarts_total',
-  'dataprotect_config_last_reload_successful',
-  'dataprotect_config_last_reload_success_timestamp_seconds',
-] as const;
 
 /** Which collectors emit each family ("exporter" for the runtime's own). */
 export function emitters(): Map<string, string[]> {
   const out = new Map<string, string[]>();
-  for (const name of RUNTIME_FAMILIES) out.set(name, ['exporter']);
+  for (const family of EXPORTER_FAMILIES) out.set(family.name, ['exporter']);
   for (const [kind, list] of Object.entries(COLLECTORS)) {
     for (const collector of list) {
       for (const metric of collector.metrics) out.set(metric, [...(out.get(metric) ?? []), `${kind}/${collector.name}`]);
@@ -34,16 +13,17 @@ export function emitters(): Map<string, string[]> {
   return out;
 }
 
+/** The sections of docs/metrics.md, by what emits their families (a family is in the section of its first emitter). */
+const SECTIONS = {
+  exporter: 'The exporter itself',
+  management: 'Management service',
+  replication: 'Replication plugin',
+  storage: 'Storage appliance / management center',
+};
+
 /** docs/metrics.md, generated from the catalog so the two cannot drift apart. */
 export function metricsMarkdown(): string {
   const who = emitters();
-  const sections: Array<[string, (name: string) => boolean]> = [
-    ['The exporter itself', (n) => (RUNTIME_FAMILIES as readonly string[]).includes(n)],
-    ['Management service', (n) => (who.get(n) ?? []).some((c) => c.startsWith('management/'))],
-    ['Replication plugin', (n) => (who.get(n) ?? []).some((c) => c.startsWith('replication/'))],
-    ['Storage appliance / management center', (n) => (who.get(n) ?? []).some((c) => c.startsWith('storage/'))],
-  ];
-  const placed = new Set<string>();
   const exporterWide = METRIC_FAMILIES.filter((family) => !(family.labels as readonly string[]).includes('target'))
     .map((family) => `\`${family.name}\``);
   let out = `# Metrics
@@ -57,19 +37,14 @@ series needs (the products' models leave most fields optional) gives no series f
 source cannot be read in full by the means its API documents, the series past what was read are absent, as the
 meaning column says.
 `;
-  for (const [title, belongs] of sections) {
-    const rows = METRIC_FAMILIES.filter((family) => !placed.has(family.name) && belongs(family.name));
-    if (rows.length === 0) continue;
+  const sectionOf = (name: string): string => (who.get(name)?.[0] ?? '').split('/')[0] as string;
+  for (const [section, title] of Object.entries(SECTIONS)) {
+    const rows = METRIC_FAMILIES.filter((family) => sectionOf(family.name) === section);
     out += `\n## ${title}\n\n| metric | type | labels | collector | meaning |\n|---|---|---|---|---|\n`;
     for (const family of rows) {
-      placed.add(family.name);
-      const collectors = (who.get(family.name) ?? ['(none)']).join(', ');
+      const collectors = (who.get(family.name) as string[]).join(', ');
       out += `| \`${family.name}\` | ${family.type} | ${family.labels.join(', ')} | ${collectors} | ${family.help} |\n`;
     }
-  }
-  const unplaced = METRIC_FAMILIES.filter((family) => !placed.has(family.name));
-  if (unplaced.length > 0) {
-    out += `\n## Not emitted by any collector yet\n\n${unplaced.map((f) => `- \`${f.name}\``).join('\n')}\n`;
   }
   return out;
 }

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { parseConfig } from '../../src/config/load';
 import { ExporterRuntime } from '../../src/runtime';
-import { renderRecordChunks } from '../../src/exporters/exposition';
+import { renderRecordChunks } from '../../src/exporters/renderer';
 import { assetsCollector } from '../../src/collectors/management/assets';
 import { clustersCollector } from '../../src/collectors/replication/clusters';
 import { alertsCollector as storageAlertsCollector } from '../../src/collectors/storage/alerts';

@@ -5,7 +5,8 @@
  */
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { escapeLabelValue, formatHistogram, formatSample, renderRecordChunks } from '../../src/exporters/exposition';
+import { renderRecordChunks } from '../../src/exporters/renderer';
+import { escapeLabelValue, formatHistogram, formatSample } from '../../src/exporters/format';
 import type { CollectorRecord } from '../../src/snapshot/store';
 import type { HistogramSample, Sample } from '../../src/collectors/types';
 import { prepareResult } from '../../src/exporters/prepared';
