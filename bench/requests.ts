@@ -14,7 +14,7 @@
  */
 import pino from 'pino';
 import { ManagementClient } from '../src/clients/management/client';
-import { MANAGEMENT_COLLECTORS } from '../src/collectors/management';
+import { COLLECTORS } from '../src/collectors/registry';
 import type { CollectorDefinition, SharedKey } from '../src/collectors/types';
 import { parseConfig, type TargetConfig } from '../src/config/load';
 import { startSimulator } from '../simulator';
@@ -70,7 +70,7 @@ async function main(): Promise<void> {
     sim.stats.reset();
     const byCollector: Array<[string, number, number]> = [];
     const items = new Map<string, number>();
-    for (const definition of MANAGEMENT_COLLECTORS as ReadonlyArray<CollectorDefinition<'management', unknown>>) {
+    for (const definition of COLLECTORS.management as ReadonlyArray<CollectorDefinition<'management', unknown>>) {
       const before = sim.stats.total('management');
       const t0 = performance.now();
       const result = await definition.collect(

@@ -1,17 +1,46 @@
-import type { TargetKind } from '../config/load';
-import type { KnownCollectors } from '../config/load';
+import type { KnownCollectors, TargetKind } from '../config/load';
 import type { AnyCollector } from './types';
-import { MANAGEMENT_COLLECTORS } from './management';
-import { REPLICATION_COLLECTORS } from './replication';
-import { STORAGE_COLLECTORS } from './storage';
+import { activitiesCollector } from './management/activities';
+import { alertsCollector } from './management/alerts';
+import { assetsCollector } from './management/assets';
+import { auditLogsCollector } from './management/audit-logs';
+import { cloudDrSessionsCollector } from './management/cloud-dr-sessions';
+import { complianceCollector } from './management/compliance';
+import { copiesCollector } from './management/copies';
+import { copyMetricsCollector } from './management/copy-metrics';
+import { inventorySourcesCollector } from './management/inventory-sources';
+import { latestCopiesCollector } from './management/latest-copies';
+import { protectionPoliciesCollector } from './management/protection-policies';
+import { clustersCollector } from './replication/clusters';
+import { groupsCollector } from './replication/groups';
+import { vmsCollector } from './replication/vms';
+import { alertsCollector as storageAlertsCollector } from './storage/alerts';
+import { capacityCollector } from './storage/capacity';
+import { replicationContextsCollector } from './storage/replication';
+import { systemCollector } from './storage/system';
 
 /**
- * Every collector, per target kind. Adding a collector = one file plus one line in its kind's index.ts.
+ * Every collector, per target kind, in the order they are listed on the
+ * landing page. Adding a collector = one file plus one line here. A
+ * collector's `after` names only collectors listed before it (a first round
+ * waits for those; test/collectors/registry.test.ts checks it).
  */
-export const COLLECTORS: Record<TargetKind, readonly AnyCollector[]> = {
-  management: MANAGEMENT_COLLECTORS,
-  replication: REPLICATION_COLLECTORS,
-  storage: STORAGE_COLLECTORS,
+export const COLLECTORS: { readonly [K in TargetKind]: readonly AnyCollector<K>[] } = {
+  management: [
+    assetsCollector,
+    latestCopiesCollector,
+    copyMetricsCollector,
+    copiesCollector,
+    activitiesCollector,
+    auditLogsCollector,
+    protectionPoliciesCollector,
+    complianceCollector,
+    inventorySourcesCollector,
+    cloudDrSessionsCollector,
+    alertsCollector,
+  ],
+  replication: [clustersCollector, groupsCollector, vmsCollector],
+  storage: [systemCollector, capacityCollector, storageAlertsCollector, replicationContextsCollector],
 };
 
 export function collectorsFor(kind: TargetKind): readonly AnyCollector[] {

@@ -27,18 +27,11 @@ export interface HistogramSample {
  * A value one collector publishes for the other collectors of the same target
  * (for example the asset list), typed by its key.
  */
-export interface SharedKey<T> {
-  readonly id: string;
+export class SharedKey<T> {
   /** phantom field carrying the value type */
-  readonly __type?: T;
-}
+  declare readonly __type?: T;
 
-export function sharedKey<T>(id: string): SharedKey<T> {
-  return { id };
-}
-
-export interface SharedReader {
-  get<T>(key: SharedKey<T>): T | undefined;
+  constructor(readonly id: string) {}
 }
 
 export interface CollectorContext<K extends TargetKind, S> {
@@ -50,7 +43,7 @@ export interface CollectorContext<K extends TargetKind, S> {
   /** the collector's state after its last successful run (undefined until one succeeds) */
   readonly state: S | undefined;
   /** values published by other collectors of this target */
-  readonly shared: SharedReader;
+  readonly shared: { get<T>(key: SharedKey<T>): T | undefined };
   /** wall clock (tests may replace it) */
   now(): Date;
   /**

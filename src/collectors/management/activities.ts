@@ -2,37 +2,38 @@ import { and, ge, isIn, type Filter } from '../../clients/management/filter';
 import type { ManagementClient } from '../../clients/management/client';
 import type { Activity } from '../../clients/management/schemas';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
-import { defineCollector, type HistogramSample, type Sample } from '../types';
-import { EventLedger, type LedgerState } from './ledger';
+import { defineCollector, type HistogramSample } from '../types';
+import { EventCounts, type CountsState } from './ledger';
 import { Tally } from '../shared/tally';
 import { chunks } from '../shared/chunks';
-import { compositeKey, keyParts } from '../../util/composite-key';
+import { compositeKey } from '../../util/composite-key';
 
 const ACTIVE_STATES = new Set(['QUEUED', 'RUNNING', 'PENDING_CANCELLATION']);
 const FOLLOW_BATCH = 100;
 
-interface Histogram {
-  /** per bound, observations <= bound (cumulative) */
-  buckets: number[];
-  count: number;
-  sum: number;
+type CategoryKey = [classType: string, category: string];
+type ResultKey = [classType: string, category: string, result: string];
+type StateKey = [classType: string, category: string, state: string];
+
+/** One category's bytes transferred and durations; replaced, never changed, when an activity counts. */
+interface CategoryTotals {
+  readonly key: CategoryKey;
+  readonly bytes: number;
+  /** per bound, durations <= bound (cumulative) */
+  readonly buckets: readonly number[];
+  readonly count: number;
+  readonly sum: number;
 }
 
-export interface ActivitiesState {
-  ledger: LedgerState;
+/** Completions counted by [classType, category, result]; their bytes and durations by [classType, category]. */
+export interface ActivitiesState extends CountsState<ResultKey> {
   /** activities now queued or running, followed until they complete */
-  active: Map<string, Readonly<{ classType: string; category: string; state: string }>>;
-  /** running totals, by compositeKey([classType, category, result]) (bytes and durations without result) */
-  completed: Map<string, number>;
-  transferred: Map<string, number>;
-  durations: Map<string, Histogram>;
-  /** completions inside the window: end time, category, result */
-  window: Array<Readonly<{ end: number; classType: string; category: string; result: string }>>;
-  /** label combinations seen, kept at 0 when empty */
-  windowKeys: Set<string>;
-  activeKeys: Set<string>;
+  readonly active: ReadonlyMap<string, StateKey>;
+  /** label sets once seen running, kept at 0 when none is */
+  readonly activeKeys: readonly StateKey[];
+  /** by compositeKey of the category key */
+  readonly categories: ReadonlyMap<string, CategoryTotals>;
 }
-
 
 /**
  * Jobs of the management service (only the levels in
@@ -74,30 +75,51 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
     'dataprotect_activity_transferred_bytes_total',
   ],
   async collect(ctx, signal) {
-    const now = ctx.now().getTime();
-    const windowStart = now - ctx.settings.window;
+    const previous = ctx.state;
+    // Copies: a failed run must leave the previous state as it was (see EventCounts).
     const run: Run = {
-      // Work on a copy: a failed run must leave the previous state as it was.
-      state: ctx.state ? shallowCopy(ctx.state) : emptyState(),
-      ledger: new EventLedger(ctx.state?.ledger, { windowStart, collectingSince: ctx.collectingSince.getTime(), now }),
-      windowStart,
+      counts: new EventCounts(previous, ctx),
+      active: new Map(previous?.active),
+      running: new Tally((previous?.activeKeys ?? []).map((key) => ({ key, value: 0 }))),
+      categories: new Map(previous?.categories),
       seen: new Set(),
       admitted: [],
     };
     const items = await readActivities(ctx.client, ctx.settings.activityClassTypes, run, signal);
-    const { state, ledger } = run;
-    ledger.warnIfAhead(ctx.logger, 'activities updated');
-    state.ledger = ledger.finish();
-    state.window = state.window.filter((entry) => entry.end >= windowStart);
-    return { ...(await render(ctx.target.name, state)), state, items, events: { activities: run.admitted, history: ledger.first } };
+    for (const key of run.active.values()) run.running.add(key);
+    const target = ctx.target.name;
+    const samples = [
+      ...run.counts.totals.samples('dataprotect_activities_completed_total', { target }, RESULT_LABELS),
+      // a day of completions: 500,000 on a 50,000-asset estate
+      ...run.counts.inWindow().samples('dataprotect_activities_window', { target }, RESULT_LABELS),
+      ...run.running.samples('dataprotect_activities', { target }, ['class_type', 'category', 'state']),
+    ];
+    const histograms: HistogramSample[] = [];
+    for (const { key: [classType, category], bytes, buckets, count, sum } of run.categories.values()) {
+      const labels = { target, class_type: classType, category };
+      samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels, value: bytes });
+      const name = 'dataprotect_activity_duration_seconds';
+      histograms.push({ name, labels, bounds: ACTIVITY_DURATION_BUCKETS, bucketCounts: buckets, count, sum });
+    }
+    const state: ActivitiesState = {
+      ...run.counts.finish(ctx.logger, 'activities updated'),
+      active: run.active,
+      activeKeys: run.running.entries().map(({ key }) => key),
+      categories: run.categories,
+    };
+    return { samples, histograms, state, items, events: { activities: run.admitted, history: run.counts.first } };
   },
 });
 
-/** One run's work: the state it changes, and the activities it has seen and newly counted. */
+const RESULT_LABELS = ['class_type', 'category', 'result'] as const;
+
+/** One run's work: what it counts, and the activities it has seen and newly taken. */
 interface Run {
-  readonly state: ActivitiesState;
-  readonly ledger: EventLedger;
-  readonly windowStart: number;
+  readonly counts: EventCounts<ResultKey>;
+  readonly active: Map<string, StateKey>;
+  /** label sets once running: the running ones are added once the reads are done */
+  readonly running: Tally<StateKey>;
+  readonly categories: Map<string, CategoryTotals>;
   readonly seen: Set<string>;
   readonly admitted: Activity[];
 }
@@ -114,105 +136,53 @@ async function readActivities(client: ManagementClient, classTypes: readonly str
       for (const activity of page) each(activity);
     }
   };
-  await read(and(isIn('classType', classTypes), ge('updateTime', new Date(run.ledger.since))), (activity) => {
-    run.ledger.observe(activity.updateTime);
+  const { counts } = run;
+  await read(and(isIn('classType', classTypes), ge('updateTime', new Date(counts.since))), (activity) => {
+    counts.observe(activity.updateTime);
     apply(run, activity);
   });
   // The first read reaches back only `window` by updateTime, and an
   // activity's updateTime is its last state change: one queued or running
   // since before that (a stuck job, a long initial backup) is running now
   // all the same. Later runs see every new one appear and follow it.
-  if (run.ledger.first) {
+  if (counts.first) {
     await read(and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES])), (activity) => {
       if (!run.seen.has(activity.id)) apply(run, activity);
     });
   }
   // Follow the running ones that the incremental read did not bring back.
-  const unseen = [...run.state.active.keys()].filter((id) => !run.seen.has(id));
+  const unseen = [...run.active.keys()].filter((id) => !run.seen.has(id));
   for (const batch of chunks(unseen, FOLLOW_BATCH)) {
     await read(isIn('id', batch), (activity) => apply(run, activity));
-    for (const id of batch) if (!run.seen.has(id)) run.state.active.delete(id); // gone from the service
+    for (const id of batch) if (!run.seen.has(id)) run.active.delete(id); // gone from the service
   }
   return items;
 }
 
 /** Follows an active activity; counts a completed one once. */
 function apply(run: Run, activity: Activity): void {
-  const { state, ledger } = run;
   run.seen.add(activity.id);
   const classType = activity.classType ?? '';
   if (ACTIVE_STATES.has(activity.state)) {
-    state.active.set(activity.id, { classType, category: activity.category, state: activity.state });
-    state.activeKeys.add(compositeKey([classType, activity.category, activity.state]));
+    const key: StateKey = [classType, activity.category, activity.state];
+    run.active.set(activity.id, key);
+    run.running.touch(key);
     return;
   }
   // An activity seen running since the exporter started has never been counted,
-  // however late its completion shows: it is admitted whatever its end time.
-  const wasActive = state.active.delete(activity.id);
+  // however late its completion shows: it is taken whatever its end time.
+  const wasActive = run.active.delete(activity.id);
   if (activity.state !== 'COMPLETED') return; // an unknown state: neither running nor completed
   // A completion the service gives no result for is still a completion: it is counted
   // under UNKNOWN (a status the API itself uses) rather than failing every run on one record.
   const result = activity.result?.status || 'UNKNOWN';
-  const end = completionTime(activity);
-  if (ledger.has(activity.id)) return;
-  const counted = wasActive ? ledger.admitFollowed(activity.id, end) : ledger.admit(activity.id, end);
-  const resultKey = compositeKey([classType, activity.category, result]);
-  const categoryKey = compositeKey([classType, activity.category]);
-  if (ledger.first || counted) {
-    run.admitted.push(activity);
-    if (end >= run.windowStart) state.window.push({ end, classType, category: activity.category, result });
-    state.windowKeys.add(resultKey);
-    if (!state.completed.has(resultKey)) state.completed.set(resultKey, 0);
-    if (!state.transferred.has(categoryKey)) state.transferred.set(categoryKey, 0);
-    if (!state.durations.has(categoryKey)) state.durations.set(categoryKey, emptyHistogram());
-  }
-  if (!counted) return;
-  state.completed.set(resultKey, (state.completed.get(resultKey) ?? 0) + 1);
-  const bytes = activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred ?? 0;
-  state.transferred.set(categoryKey, (state.transferred.get(categoryKey) ?? 0) + bytes);
-  const seconds = durationSeconds(activity);
-  if (seconds !== undefined) observe(state.durations.get(categoryKey) as Histogram, seconds);
-}
-
-function emptyState(): ActivitiesState {
-  return {
-    ledger: { watermark: 0, countFrom: 0, seen: new Map() },
-    active: new Map(),
-    completed: new Map(),
-    transferred: new Map(),
-    durations: new Map(),
-    window: [],
-    windowKeys: new Set(),
-    activeKeys: new Set(),
-  };
-}
-
-/**
- * A copy of the state that this run may change without touching the previous
- * one: the maps, sets and the window are copied, the entries they hold are
- * shared because they are replaced, never changed; only the histograms, which
- * observe() changes in place, are copied whole (one per category). A
- * structuredClone of it all (a window of 100,000+ completions on a large
- * estate) would be most of this collector's time and garbage. The ledger copies
- * what it keeps itself.
- */
-function shallowCopy(previous: ActivitiesState): ActivitiesState {
-  const durations = new Map<string, Histogram>();
-  for (const [k, histogram] of previous.durations) durations.set(k, { ...histogram, buckets: [...histogram.buckets] });
-  return {
-    ledger: previous.ledger,
-    active: new Map(previous.active),
-    completed: new Map(previous.completed),
-    transferred: new Map(previous.transferred),
-    durations,
-    window: previous.window.slice(),
-    windowKeys: new Set(previous.windowKeys),
-    activeKeys: new Set(previous.activeKeys),
-  };
-}
-
-function emptyHistogram(): Histogram {
-  return { buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };
+  const taken = run.counts.take(activity.id, completionTime(activity), [classType, activity.category, result], wasActive);
+  if (!taken) return;
+  run.admitted.push(activity);
+  const key: CategoryKey = [classType, activity.category];
+  const id = compositeKey(key);
+  const known = run.categories.get(id) ?? { key, bytes: 0, buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };
+  run.categories.set(id, taken === 'counted' ? count(known, activity) : known);
 }
 
 /**
@@ -235,49 +205,11 @@ function durationSeconds(activity: Activity): number | undefined {
   return undefined;
 }
 
-function observe(histogram: Histogram, seconds: number): void {
-  ACTIVITY_DURATION_BUCKETS.forEach((bound, index) => {
-    if (seconds <= bound) histogram.buckets[index] = (histogram.buckets[index] ?? 0) + 1;
-  });
-  histogram.count += 1;
-  histogram.sum += seconds;
-}
-
-async function render(target: string, state: ActivitiesState): Promise<{ samples: Sample[]; histograms: HistogramSample[] }> {
-  const samples: Sample[] = [];
-  for (const [k, value] of state.completed) {
-    const [classType, category, result] = keyParts<[string, string, string]>(k);
-    samples.push({ name: 'dataprotect_activities_completed_total', labels: { target, class_type: classType, category, result }, value });
-  }
-  const inWindow = new Tally<[string, string, string]>();
-  for (const k of state.windowKeys) inWindow.touch(keyParts(k));
-  // a day of completions: 500,000 on a 50,000-asset estate
-  state.window.forEach((entry) => inWindow.add([entry.classType, entry.category, entry.result]));
-  for (const { key: [classType, category, result], value } of inWindow.entries()) {
-    samples.push({ name: 'dataprotect_activities_window', labels: { target, class_type: classType, category, result }, value });
-  }
-  const running = new Tally<[string, string, string]>();
-  for (const k of state.activeKeys) running.touch(keyParts(k));
-  for (const activity of state.active.values()) running.add([activity.classType, activity.category, activity.state]);
-  for (const { key: [classType, category, activityState], value } of running.entries()) {
-    samples.push({ name: 'dataprotect_activities', labels: { target, class_type: classType, category, state: activityState }, value });
-  }
-  for (const [k, bytes] of state.transferred) {
-    const [classType, category] = keyParts<[string, string]>(k);
-    const labels = { target, class_type: classType, category };
-    samples.push({ name: 'dataprotect_activity_transferred_bytes_total', labels, value: bytes });
-  }
-  const histograms: HistogramSample[] = [];
-  for (const [k, histogram] of state.durations) {
-    const [classType, category] = keyParts<[string, string]>(k);
-    histograms.push({
-      name: 'dataprotect_activity_duration_seconds',
-      labels: { target, class_type: classType, category },
-      bounds: ACTIVITY_DURATION_BUCKETS,
-      bucketCounts: histogram.buckets,
-      count: histogram.count,
-      sum: histogram.sum,
-    });
-  }
-  return { samples, histograms };
+/** The category's totals with the activity counted: its bytes, and its duration when known. */
+function count(totals: CategoryTotals, activity: Activity): CategoryTotals {
+  const bytes = totals.bytes + (activity.stats?.bytesTransferred ?? activity.result?.bytesTransferred ?? 0);
+  const seconds = durationSeconds(activity);
+  if (seconds === undefined) return { ...totals, bytes };
+  const buckets = totals.buckets.map((n, index) => (seconds <= (ACTIVITY_DURATION_BUCKETS[index] as number) ? n + 1 : n));
+  return { key: totals.key, bytes, buckets, count: totals.count + 1, sum: totals.sum + seconds };
 }

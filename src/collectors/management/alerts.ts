@@ -1,4 +1,4 @@
-import { defineCollector, type Sample } from '../types';
+import { defineCollector } from '../types';
 import { collectAll } from '../../clients/management/paging';
 import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 import { uniqueBy } from '../shared/unique';
@@ -26,12 +26,7 @@ export const alertsCollector = defineCollector<'management'>({
     const tally = new Tally<[string, string]>();
     for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.touch([severity, ack]);
     for (const alert of alerts) tally.add([alert.severity || UNKNOWN_LABEL, acknowledged(alert.acknowledgement?.acknowledgeState)]);
-    const samples: Sample[] = tally.entries().map(({ key: [severity, ack], value }) => ({
-      name: 'dataprotect_alerts',
-      labels: { target, severity, acknowledged: ack },
-      value,
-    }));
-    return { samples, items: alerts.length };
+    return { samples: tally.samples('dataprotect_alerts', { target }, ['severity', 'acknowledged']), items: alerts.length };
   },
 });
 

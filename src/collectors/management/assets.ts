@@ -1,14 +1,9 @@
-import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector, type CollectorContext, type Sample } from '../types';
 import type { ExporterConfig } from '../../config/load';
 import { policyRpo } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES, readAssets, type AssetRecord } from './asset-list';
-import { LATEST_COPY_TIMES, type LatestCopyTimes } from './copy-signals';
+import { ASSET_LIST, currentPolicySchedules, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets } from './published';
+import type { AssetRecord, LatestCopyTimes, PolicySchedules } from './published';
 import { Tally } from '../shared/tally';
-import { chunks } from '../shared/chunks';
-import { currentPolicySchedules, type PolicySchedules } from './policy-schedules';
-import { forEachConcurrent } from '../shared/concurrency';
-import { perAssetSeriesFor } from './per-asset-series';
 
 /** How long this collector trusts its own latest-copies answer before asking again. */
 const OWN_LATEST_MAX_AGE_MS = 30 * 60_000;
@@ -54,14 +49,14 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   ],
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
-    const raw = await readAssets(ctx.client, ctx.shared.get(POLICY_NAMES), signal);
+    const raw = await readAssets(ctx, signal);
     const published = ctx.shared.get(LATEST_COPY_TIMES);
     const ownLatest = await askLatestCopies(ctx, raw, published, now, signal);
     const assets = new Map<string, AssetRecord>();
     for (const asset of raw.values()) {
       const own = ownLatest.get(asset.id);
-      const fromPublished = own ? undefined : published?.newest.get(asset.id);
-      assets.set(asset.id, { ...asset, newestCopyTime: latest(asset.lastAvailableCopyTime, own?.newest, fromPublished) });
+      const times = [asset.lastAvailableCopyTime, own ? own.newest : published?.newest.get(asset.id)].filter((time) => time != null);
+      assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : null });
     }
     const rpoSecondsOf = rpoByPolicy(await currentPolicySchedules(ctx, signal), ctx.settings);
     return {
@@ -92,14 +87,7 @@ async function askLatestCopies(
     if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
     else if (!own && !publishedKnows) unknown.push(asset.id);
   }
-  await forEachConcurrent(chunks(unknown, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-    const copies = await ctx.client.latestCopies(batch, signal);
-    for (const id of batch) ownLatest.set(id, { checkedAt: now, newest: null });
-    for (const copy of copies) {
-      const entry = ownLatest.get(copy.assetId);
-      if (entry && (entry.newest === null || copy.createTime > entry.newest)) entry.newest = copy.createTime;
-    }
-  });
+  for (const [id, newest] of await newestCopies(ctx, unknown, signal)) ownLatest.set(id, { checkedAt: now, newest });
   return ownLatest;
 }
 
@@ -140,18 +128,10 @@ function assetSamples(
     if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
     if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
   }
-  for (const { key, value } of counts.entries()) {
-    samples.push({ name: 'dataprotect_assets', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
-  }
-  for (const { key, value } of withoutCopy.entries()) {
-    samples.push({ name: 'dataprotect_assets_without_copy', labels: { target, asset_type: key[0], protection_status: key[1] }, value });
-  }
-  return samples;
-}
-
-/** The newest of the known copy times; null when none is known. */
-function latest(...times: Array<number | null | undefined>): number | null {
-  let newest: number | null = null;
-  for (const time of times) if (time != null && (newest === null || time > newest)) newest = time;
-  return newest;
+  const groups = ['asset_type', 'protection_status'] as const;
+  return [
+    ...samples,
+    ...counts.samples('dataprotect_assets', { target }, groups),
+    ...withoutCopy.samples('dataprotect_assets_without_copy', { target }, groups),
+  ];
 }

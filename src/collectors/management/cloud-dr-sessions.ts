@@ -1,4 +1,4 @@
-import { defineCollector, type Sample } from '../types';
+import { defineCollector } from '../types';
 import { explainForbidden } from '../shared/permission';
 import { uniqueBy } from '../shared/unique';
 import { Tally, UNKNOWN_LABEL } from '../shared/tally';
@@ -32,11 +32,6 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
     const { unique: sessions } = uniqueBy(listed, (session) => session.id);
     const tally = new Tally<[string, string]>();
     for (const session of sessions) tally.add([session.drType || UNKNOWN_LABEL, session.status || UNKNOWN_LABEL]);
-    const samples: Sample[] = tally.entries().map(({ key: [drType, status], value }) => ({
-      name: 'dataprotect_cloud_dr_sessions',
-      labels: { target, dr_type: drType, status },
-      value,
-    }));
-    return { samples, items: sessions.length };
+    return { samples: tally.samples('dataprotect_cloud_dr_sessions', { target }, ['dr_type', 'status']), items: sessions.length };
   },
 });

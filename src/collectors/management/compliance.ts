@@ -1,7 +1,7 @@
 import { ApiError } from '../../clients/errors';
 import { ENDPOINTS } from '../../clients/management/endpoints';
 import type { ComplianceDetail } from '../../clients/management/schemas';
-import { defineCollector, type Sample } from '../types';
+import { defineCollector } from '../types';
 import { Tally } from '../shared/tally';
 import { compositeKey } from '../../util/composite-key';
 
@@ -49,12 +49,7 @@ export const complianceCollector = defineCollector<'management'>({
       for (const status of KNOWN_STATUSES) tally.touch([policy, status]);
       for (const status of statusesOf(detail, index)) tally.add([policy, status]);
     }
-    const samples: Sample[] = tally.entries().map(({ key: [policy, status], value }) => ({
-      name: 'dataprotect_compliance_objectives',
-      labels: { target, policy, status },
-      value,
-    }));
-    return { samples, items };
+    return { samples: tally.samples('dataprotect_compliance_objectives', { target }, ['policy', 'status']), items };
   },
 });
 

@@ -4,10 +4,8 @@ import { ENDPOINTS } from '../../clients/management/endpoints';
 import { collectAll } from '../../clients/management/paging';
 import type { Copy } from '../../clients/management/schemas';
 import { defineCollector, type CollectorContext, type Sample } from '../types';
-import { COPY_FINGERPRINTS } from './copy-signals';
-import { currentAssets, type AssetRecord } from './asset-list';
+import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor, type AssetRecord } from './published';
 import { forEachConcurrent } from '../shared/concurrency';
-import { perAssetSeriesFor } from './per-asset-series';
 import { UNKNOWN_LABEL } from '../shared/tally';
 import { fnv1a } from '../../util/fnv1a';
 
@@ -81,20 +79,12 @@ export const copiesCollector = defineCollector<'management', CopiesState>({
     const now = ctx.now().getTime();
     const assets = [...(await currentAssets(ctx, signal)).assets.values()];
     const { next, toRead } = keepUnchanged(ctx, assets, now);
-    const deferred = await readCopies(ctx, signal, toRead, next, now);
-    // Not read for lack of time: what was known of them stays (less what
-    // expired) and still differs from the asset list, is due, or is absent,
-    // so the next run reads them; the reads this run made are kept.
-    for (const asset of deferred) {
-      const known = ctx.state?.assets.get(asset.id);
-      if (known) next.set(asset.id, dropExpired(known, now));
+    const read = await readCopies(ctx, signal, toRead, next, now);
+    if (read < toRead.length) {
+      const message = 'time limit near: the copies of the other assets are read in the next runs';
+      ctx.logger.info({ read, deferred: toRead.length - read }, message);
     }
-    if (deferred.length > 0) {
-      const counts = { read: toRead.length - deferred.length, deferred: deferred.length };
-      ctx.logger.info(counts, 'time limit near: the copies of the other assets are read in the next runs');
-    }
-    const samples = copySamples(ctx.target.name, assets, next);
-    return { samples, state: { assets: next }, items: toRead.length - deferred.length };
+    return { samples: copySamples(ctx.target.name, assets, next), state: { assets: next }, items: read };
   },
 });
 
@@ -134,35 +124,40 @@ function keepUnchanged(
   return { next, toRead };
 }
 
-/** Reads the copies of `toRead` into `next`, as time allows; returns the assets left for later runs. */
+/** Reads the copies of `toRead` into `next`, as time allows; returns how many assets it read. */
 async function readCopies(
   ctx: CopiesContext,
   signal: AbortSignal,
   toRead: readonly AssetRecord[],
   next: Map<string, AssetCopies>,
   now: number,
-): Promise<AssetRecord[]> {
+): Promise<number> {
   const period = ctx.settings.copiesFullRescanPeriod;
   const fingerprints = ctx.shared.get(COPY_FINGERPRINTS)?.byAsset;
-  const deferred: AssetRecord[] = [];
+  let read = 0;
   await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
+    const known = ctx.state?.assets.get(asset.id);
     if (outOfTime(ctx.timeLimit)) {
-      deferred.push(asset);
+      // What was known stays (less what expired) and still differs from the
+      // asset list, is due, or is absent: the next run reads it.
+      if (known) next.set(asset.id, dropExpired(known, now));
       return;
     }
+    read += 1;
     const copies = await copiesOf(ctx.client, asset.id, signal);
     if (!copies) return;
-    const firstRead = ctx.state?.assets.get(asset.id) === undefined;
+    // the first read after a cold start is due again at a point of the period's second half fixed by the asset
+    const firstDue = period * (0.5 + (0.5 * fnv1a(asset.id)) / 2 ** 32);
     next.set(asset.id, {
       lastAvailableCopyTime: asset.lastAvailableCopyTime,
       updatedAt: asset.updatedAt,
       fingerprint: fingerprints?.get(asset.id) ?? null,
       readAt: now,
-      dueAt: now + (firstRead ? period * (0.5 + 0.5 * spread(asset.id)) : period),
+      dueAt: now + (known ? period : firstDue),
       locations: aggregate(copies, now),
     });
   });
-  return deferred;
+  return read;
 }
 
 /** The asset's copies; undefined when the asset is gone. */
@@ -174,7 +169,8 @@ async function copiesOf(client: ManagementClient, assetId: string, signal: Abort
     // Deleted between the asset list and now (it will leave the list too),
     // unless the service still lists it: a 404 "may also mask a 401 or 403"
     // (the seed), and skipping would drop its series while reporting success.
-    if (await stillListed(client, assetId, signal)) {
+    const asset = await client.asset(assetId, signal);
+    if (asset !== undefined && asset.deleted !== true) {
       const message = `HTTP 404 for the copies of asset ${assetId.slice(0, 64)}, which the service still lists: `
         + 'does the account lack the privilege to read copies?';
       throw new ApiError('status', ENDPOINTS.assetCopies, message, 404);
@@ -195,12 +191,6 @@ function copySamples(target: string, assets: readonly AssetRecord[], next: Reado
     }
   }
   return samples;
-}
-
-/** Whether the service still has the asset (not deleted): one GET of the asset. */
-async function stillListed(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<boolean> {
-  const asset = await client.asset(assetId, signal);
-  return asset !== undefined && asset.deleted !== true;
 }
 
 /** Share of the time limit kept for the reads already started when no new one starts. */
@@ -246,28 +236,16 @@ export function dropExpired(entry: AssetCopies, now: number): AssetCopies {
   if (![...entry.locations.values()].some((copies) => (copies.expiries[0] ?? Infinity) <= now)) return entry;
   const locations = new Map<string, LocationCopies>();
   for (const [location, copies] of entry.locations) {
-    let expired = 0;
-    let expiredBytes = 0;
-    let expiredUnsized = 0;
-    while (expired < copies.expiries.length && (copies.expiries[expired] as number) <= now) {
-      const size = copies.expiringSizes[expired] as number;
-      if (Number.isNaN(size)) expiredUnsized += 1;
-      else expiredBytes += size;
-      expired += 1;
-    }
+    const expired = copies.expiries.filter((time) => time <= now).length; // ascending: the first ones
     if (expired === copies.count) continue; // nothing left in this location
+    const sizes = copies.expiringSizes.slice(0, expired);
     locations.set(location, {
       count: copies.count - expired,
-      bytes: copies.bytes - expiredBytes,
-      unsized: copies.unsized - expiredUnsized,
+      bytes: copies.bytes - sizes.reduce((sum, size) => (Number.isNaN(size) ? sum : sum + size), 0),
+      unsized: copies.unsized - sizes.filter(Number.isNaN).length,
       expiries: copies.expiries.slice(expired),
       expiringSizes: copies.expiringSizes.slice(expired),
     });
   }
   return { ...entry, locations };
-}
-
-/** A stable number in [0, 1) from the asset id, to spread re-reads over the period. */
-function spread(id: string): number {
-  return fnv1a(id) / 2 ** 32;
 }

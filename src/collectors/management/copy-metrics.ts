@@ -1,8 +1,7 @@
 import { defineCollector, type Sample } from '../types';
-import { COPY_FINGERPRINTS } from './copy-signals';
-import { currentAssets } from './asset-list';
-import { perAssetSeriesFor } from './per-asset-series';
+import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor } from './published';
 import { fnv1a } from '../../util/fnv1a';
+import { compositeKey } from '../../util/composite-key';
 import type { CopyMetrics } from '../../clients/management/schemas';
 
 /**
@@ -30,7 +29,7 @@ export const copyMetricsCollector = defineCollector<'management'>({
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const list = await currentAssets(ctx, signal);
-    const newest = new Map<string, Map<string, number>>();
+    const newest = new Map<string, Sample>();
     const fingerprints = new Map<string, number>();
     let items = 0;
     for await (const page of ctx.client.copyMetrics(signal)) {
@@ -39,29 +38,16 @@ export const copyMetricsCollector = defineCollector<'management'>({
         fingerprints.set(metrics.assetId, fingerprint(metrics, fingerprints.get(metrics.assetId)));
         const asset = list.assets.get(metrics.assetId);
         if (!asset || !perAssetSeriesFor(ctx.settings, asset)) continue;
-        let byStage = newest.get(asset.id);
-        for (const stage of metrics.stageCopyMetrics ?? []) {
-          if (stage.latestCopyTime == null) continue;
-          if (!byStage) newest.set(asset.id, (byStage = new Map()));
-          const known = byStage.get(stage.stageType);
-          if (known === undefined || stage.latestCopyTime > known) byStage.set(stage.stageType, stage.latestCopyTime);
+        for (const { stageType, latestCopyTime } of metrics.stageCopyMetrics ?? []) {
+          const key = compositeKey([asset.id, stageType]);
+          if (latestCopyTime == null || latestCopyTime / 1000 <= (newest.get(key)?.value ?? -Infinity)) continue;
+          const labels = { target, asset_id: asset.id, asset_name: asset.name, stage_type: stageType };
+          newest.set(key, { name: 'dataprotect_asset_stage_latest_copy_timestamp_seconds', labels, value: latestCopyTime / 1000 });
         }
       }
     }
-    const samples: Sample[] = [];
-    for (const [assetId, byStage] of newest) {
-      const asset = list.assets.get(assetId);
-      if (!asset) continue;
-      for (const [stageType, time] of byStage) {
-        samples.push({
-          name: 'dataprotect_asset_stage_latest_copy_timestamp_seconds',
-          labels: { target, asset_id: asset.id, asset_name: asset.name, stage_type: stageType },
-          value: time / 1000,
-        });
-      }
-    }
     return {
-      samples,
+      samples: [...newest.values()],
       publish: [[COPY_FINGERPRINTS, { readAt: ctx.now().getTime(), byAsset: fingerprints }]],
       items,
     };

@@ -1,9 +1,5 @@
-import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { defineCollector } from '../types';
-import { LATEST_COPY_TIMES } from './copy-signals';
-import { chunks } from '../shared/chunks';
-import { currentAssets } from './asset-list';
-import { forEachConcurrent } from '../shared/concurrency';
+import { currentAssets, LATEST_COPY_TIMES, newestCopies } from './published';
 
 /**
  * Asks the service for the newest copy of every asset, 100 ids
@@ -28,15 +24,7 @@ export const latestCopiesCollector = defineCollector<'management'>({
   async collect(ctx, signal) {
     const checkedAt = ctx.now().getTime();
     const list = await currentAssets(ctx, signal);
-    const newest = new Map<string, number | null>();
-    for (const id of list.assets.keys()) newest.set(id, null);
-    await forEachConcurrent(chunks([...list.assets.keys()], LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-      for (const copy of await ctx.client.latestCopies(batch, signal)) {
-        if (!newest.has(copy.assetId)) continue; // an asset that was not asked for
-        const known = newest.get(copy.assetId);
-        if (known == null || copy.createTime > known) newest.set(copy.assetId, copy.createTime);
-      }
-    });
+    const newest = await newestCopies(ctx, [...list.assets.keys()], signal);
     let lagging = 0;
     for (const [id, time] of newest) {
       const reported = list.assets.get(id)?.lastAvailableCopyTime ?? null;

@@ -1,7 +1,9 @@
 /**
  * Counting events from a listing read incrementally by a time field
  * (activities by updateTime, audit entries by changedTime), so that each event
- * that happens after collecting started is counted exactly once:
+ * that happens after collecting started is counted exactly once, in running
+ * totals by label set, and the events of the trailing `collection.window` are
+ * known, rebuilt from the service by the first run that succeeds:
  *
  * - each run asks for events at or after `watermark - OVERLAP` (the newest time
  *   seen so far, minus an overlap for events that become visible late);
@@ -28,43 +30,66 @@
  */
 
 import type { Logger } from 'pino';
+import type { CollectorContext } from '../types';
+import { Tally, type TallyEntry } from '../shared/tally';
 
 /** How far each run reaches back behind the newest time seen. */
 export const WATERMARK_OVERLAP_MS = 10 * 60_000;
 
-export interface LedgerState {
+/** What a counting collector keeps between runs. */
+export interface CountsState<K extends readonly string[]> {
   /** newest event time seen (the service's clock), epoch ms */
   readonly watermark: number;
   readonly countFrom: number;
   /** ids seen with their event time, for times at or after countFrom */
   readonly seen: ReadonlyMap<string, number>;
+  /** running totals by label set; a set once taken stays, with 0 until an event counts under it */
+  readonly totals: ReadonlyArray<TallyEntry<K>>;
+  /** the events taken whose time is inside the window */
+  readonly window: ReadonlyArray<Readonly<{ time: number; key: K }>>;
 }
 
-export class EventLedger {
+/** The clocks a run counts by: the exporter's, when the collector's first run started, and the window. */
+export type CountingClock = Pick<CollectorContext<'management', unknown>, 'now' | 'collectingSince'> & {
+  readonly settings: { readonly window: number };
+};
+
+/**
+ * One run of a counting collector. The previous state is never changed (a
+ * failed run must leave it as it was) and not deep-cloned either: the totals
+ * and the ids are copied, the window is filtered into a new array sharing its
+ * entries (never changed). A structuredClone of a window of 100,000+ events
+ * per run would be a large share of the collector's time and garbage.
+ */
+export class EventCounts<K extends readonly string[]> {
+  readonly totals: Tally<K>;
+  /** no earlier run succeeded: this one reads the history it rebuilds the window from */
+  readonly first: boolean;
+  /** events of this run dated beyond `latest` (worth a warning: the service's clock or data) */
+  ahead = 0;
   private watermark: number;
   private countFrom: number;
   private readonly seen: Map<string, number>;
   /** the latest time the watermark may take */
   private readonly latest: number;
-  /** no earlier run succeeded: this one reads the history it rebuilds the window from */
-  readonly first: boolean;
-  /** events of this run dated beyond `latest` (worth a warning: the service's clock or data) */
-  ahead = 0;
+  /** where a first run reads from at the latest (now minus the window) */
+  private readonly windowStart: number;
+  private readonly window: Array<Readonly<{ time: number; key: K }>>;
 
-  /**
-   * `windowStart` is where a first run reads from at the latest (now minus
-   * the window); `collectingSince` when the collector's first run started;
-   * `now` the exporter's clock. All epoch ms.
-   */
-  constructor(state: LedgerState | undefined, times: { windowStart: number; collectingSince: number; now: number }) {
+  constructor(state: CountsState<K> | undefined, clock: CountingClock) {
+    const now = clock.now().getTime();
+    const collectingSince = clock.collectingSince.getTime();
     this.first = state === undefined;
-    this.latest = times.now + WATERMARK_OVERLAP_MS;
+    this.latest = now + WATERMARK_OVERLAP_MS;
+    this.windowStart = now - clock.settings.window;
     // A watermark already further (the exporter's clock went back) is kept:
     // lowering it, and countFrom with it, would count forgotten events again.
-    this.watermark = state?.watermark ?? Math.min(times.windowStart, times.collectingSince);
+    this.watermark = state?.watermark ?? Math.min(this.windowStart, collectingSince);
     // Times are whole milliseconds: what happened after the start is what happened from the next one on.
-    this.countFrom = state?.countFrom ?? times.collectingSince + 1;
+    this.countFrom = state?.countFrom ?? collectingSince + 1;
     this.seen = new Map(state?.seen);
+    this.totals = new Tally(state?.totals);
+    this.window = state ? state.window.filter((event) => event.time >= this.windowStart) : [];
   }
 
   /** the lower bound of this run's query */
@@ -80,47 +105,45 @@ export class EventLedger {
   }
 
   /**
-   * Tells whether the event is to be counted now: not seen before and not
-   * before countFrom. Counted events are remembered; so is the history a
-   * first run reads, so that a listing showing one twice is not taken twice.
+   * Takes one event under its label set: 'counted' when it is new and not
+   * before countFrom (or `followed`: seen running after collecting started,
+   * whatever its time); 'history' when a first run reads it from before
+   * collecting started (its label set shows, with 0); undefined when it was
+   * taken before, or is before countFrom in a later run (counted and
+   * forgotten). What is taken is remembered, history included, so that a
+   * listing showing one event twice does not take it twice.
    */
-  admit(id: string, time: number): boolean {
-    if (this.seen.has(id)) return false;
-    if (time < this.countFrom) {
-      if (this.first) this.seen.set(id, time);
-      return false;
-    }
+  take(id: string, time: number, key: K, followed = false): 'counted' | 'history' | undefined {
+    if (this.seen.has(id)) return undefined;
+    const counted = followed || time >= this.countFrom;
+    if (!counted && !this.first) return undefined;
     this.seen.set(id, time);
-    return true;
+    this.totals.add(key, counted ? 1 : 0);
+    if (time >= this.windowStart) this.window.push({ time, key });
+    return counted ? 'counted' : 'history';
+  }
+
+  /** The events inside the window by label set; every set once taken shows, with 0. */
+  inWindow(): Tally<K> {
+    const tally = new Tally<K>();
+    for (const { key } of this.totals.entries()) tally.touch(key);
+    for (const event of this.window) tally.add(event.key);
+    return tally;
   }
 
   /**
-   * like admit, for an event known to have happened after collecting started
-   * (an activity followed while running): countFrom does not apply
+   * The state for the next run, forgetting ids that can no longer come back
+   * inside the overlap; warns of the events dated beyond `latest`.
    */
-  admitFollowed(id: string, time: number): boolean {
-    if (this.seen.has(id)) return false;
-    this.seen.set(id, time);
-    return true;
-  }
-
-  /** whether the id was remembered (already admitted) */
-  has(id: string): boolean {
-    return this.seen.has(id);
-  }
-
-  /** Warns of the events dated beyond `latest`: the service's clock or data is off. */
-  warnIfAhead(logger: Logger, events: string): void {
-    if (this.ahead === 0) return;
-    const problem =
-      "later than the exporter's clock plus the overlap: the service's clock or data is off; the watermark does not follow them";
-    logger.warn({ count: this.ahead }, `${events} ${problem}`);
-  }
-
-  /** the state for the next run, forgetting ids that can no longer come back inside the overlap */
-  finish(): LedgerState {
+  finish(logger: Logger, events: string): CountsState<K> {
+    if (this.ahead > 0) {
+      const problem =
+        "later than the exporter's clock plus the overlap: the service's clock or data is off; the watermark does not follow them";
+      logger.warn({ count: this.ahead }, `${events} ${problem}`);
+    }
     this.countFrom = Math.max(this.countFrom, this.watermark - WATERMARK_OVERLAP_MS);
     for (const [id, time] of this.seen) if (time < this.countFrom) this.seen.delete(id);
-    return { watermark: this.watermark, countFrom: this.countFrom, seen: this.seen };
+    const { watermark, countFrom, seen, window } = this;
+    return { watermark, countFrom, seen, totals: this.totals.entries(), window };
   }
 }

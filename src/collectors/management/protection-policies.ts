@@ -1,10 +1,8 @@
-import { defineCollector, type Sample } from '../types';
+import type { ProtectionPolicy } from '../../clients/management/schemas';
+import { defineCollector, type CollectorContext, type Sample } from '../types';
 import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES } from './asset-list';
-import { POLICY_SCHEDULES } from './policy-schedules';
-import { collectAll } from '../../clients/management/paging';
+import { ASSET_LIST, POLICY_NAMES, POLICY_SCHEDULES, readPolicies } from './published';
 import { Tally } from '../shared/tally';
-import { uniqueBy } from '../shared/unique';
 
 export interface ProtectionPoliciesState {
   /** the unreadable-schedule reason last logged, by policy id */
@@ -45,47 +43,23 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
     const warned = new Map<string, string>();
     const assetList = ctx.shared.get(ASSET_LIST);
     const perPolicy = new Tally<[string]>();
-    // random paging may repeat a policy when the list shifts
-    const { unique: policies } = uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id);
-    for (const policy of policies) {
-        names.set(policy.id, { name: policy.name, type: policy.type ?? null });
-        samples.push({
-          name: 'dataprotect_policy_info',
-          labels: {
-            target,
-            policy_id: policy.id,
-            policy: policy.name,
-            policy_type: policy.type ?? '',
-            enabled: policy.enabled == null ? '' : String(policy.enabled),
-          },
-          value: 1,
-        });
-        if (assetList) perPolicy.touch([policy.name]);
-        else if (policy.summary?.numberOfAssets != null) perPolicy.add([policy.name], policy.summary.numberOfAssets);
-
-        // An EXCLUDED policy protects nothing: it has no RPO, and no schedule to warn about.
-        if (policy.type === 'EXCLUDED') continue;
-        const schedule = readProtectionSchedule(policy.stages);
-        schedules.set(policy.id, schedule);
-        const rpo = policyRpo(policy, schedule, ctx.settings);
-        const labels = { target, policy_id: policy.id, policy: policy.name, source: rpo.source };
-        samples.push({ name: 'dataprotect_policy_rpo_seconds', labels, value: rpo.ms / 1000 });
-        const reason = schedule.readable ? schedule.skipped : schedule.reason;
-        if (reason !== undefined) {
-          warned.set(policy.id, reason);
-          if (ctx.state?.warned.get(policy.id) !== reason) {
-            const what = schedule.readable ? 'its RPO comes from its other operations' : 'its RPO is not derived from it';
-            const fields = { policy_id: policy.id, policy: policy.name, reason, rpo_source: rpo.source };
-            ctx.logger.warn(fields, `protection policy schedule not understood: ${what}`);
-          }
-        }
+    for (const policy of await readPolicies(ctx, signal)) {
+      names.set(policy.id, { name: policy.name, type: policy.type ?? null });
+      const enabled = policy.enabled == null ? '' : String(policy.enabled);
+      const labels = { target, policy_id: policy.id, policy: policy.name, policy_type: policy.type ?? '', enabled };
+      samples.push({ name: 'dataprotect_policy_info', labels, value: 1 });
+      if (assetList) perPolicy.touch([policy.name]);
+      else if (policy.summary?.numberOfAssets != null) perPolicy.add([policy.name], policy.summary.numberOfAssets);
+      // An EXCLUDED policy protects nothing: it has no RPO, and no schedule to warn about.
+      if (policy.type === 'EXCLUDED') continue;
+      const schedule = readProtectionSchedule(policy.stages);
+      schedules.set(policy.id, schedule);
+      samples.push(rpoSample(ctx, policy, schedule, warned));
     }
     if (assetList) {
       for (const asset of assetList.assets.values()) if (asset.policyName !== '') perPolicy.add([asset.policyName]);
     }
-    for (const { key: [policy], value } of perPolicy.entries()) {
-      samples.push({ name: 'dataprotect_policy_assets', labels: { target, policy }, value });
-    }
+    samples.push(...perPolicy.samples('dataprotect_policy_assets', { target }, ['policy']));
     return {
       samples,
       state: { warned },
@@ -97,3 +71,24 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
     };
   },
 });
+
+/** The policy's RPO series; a schedule it cannot read is logged when its reason is new (kept in `warned`). */
+function rpoSample(
+  ctx: CollectorContext<'management', ProtectionPoliciesState>,
+  policy: ProtectionPolicy,
+  schedule: ProtectionSchedule,
+  warned: Map<string, string>,
+): Sample {
+  const rpo = policyRpo(policy, schedule, ctx.settings);
+  const reason = schedule.readable ? schedule.skipped : schedule.reason;
+  if (reason !== undefined) {
+    warned.set(policy.id, reason);
+    if (ctx.state?.warned.get(policy.id) !== reason) {
+      const what = schedule.readable ? 'its RPO comes from its other operations' : 'its RPO is not derived from it';
+      const fields = { policy_id: policy.id, policy: policy.name, reason, rpo_source: rpo.source };
+      ctx.logger.warn(fields, `protection policy schedule not understood: ${what}`);
+    }
+  }
+  const labels = { target: ctx.target.name, policy_id: policy.id, policy: policy.name, source: rpo.source };
+  return { name: 'dataprotect_policy_rpo_seconds', labels, value: rpo.ms / 1000 };
+}

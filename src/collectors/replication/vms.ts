@@ -60,28 +60,11 @@ function vmSamples(target: string, vm: VmRecord): Sample[] {
  * absent when nothing is paused.
  */
 function countSamples(target: string, vms: readonly VmRecord[]): Sample[] {
+  const clusters = new Set(vms.map((vm) => vm.repClusterName ?? ''));
+  const roles = new Set([...VM_ROLES, ...vms.map((vm) => vm.role)]);
+  const statuses = new Set([...VM_STATUSES, ...vms.map((vm) => vm.status)]);
   const counts = new Tally<[string, string, string]>();
-  const clusters = new Set<string>();
-  const roles = new Set<string>(VM_ROLES);
-  const statuses = new Set<string>(VM_STATUSES);
-  for (const vm of vms) {
-    const cluster = vm.repClusterName ?? '';
-    clusters.add(cluster);
-    roles.add(vm.role);
-    statuses.add(vm.status);
-    counts.add([cluster, vm.role, vm.status]);
-  }
-  const samples: Sample[] = [];
-  for (const cluster of clusters) {
-    for (const role of roles) {
-      for (const status of statuses) {
-        samples.push({
-          name: 'dataprotect_replication_vms',
-          labels: { target, rep_cluster: cluster, role, status },
-          value: counts.get([cluster, role, status]),
-        });
-      }
-    }
-  }
-  return samples;
+  for (const cluster of clusters) for (const role of roles) for (const status of statuses) counts.touch([cluster, role, status]);
+  for (const vm of vms) counts.add([vm.repClusterName ?? '', vm.role, vm.status]);
+  return counts.samples('dataprotect_replication_vms', { target }, ['rep_cluster', 'role', 'status']);
 }

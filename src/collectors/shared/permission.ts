@@ -13,8 +13,6 @@ const REPEAT_AFTER_MS = 60 * 60_000;
 
 /** A failure the collector has already logged in full: the scheduler keeps its own line to debug. */
 export class PermissionDenied extends Error {
-  readonly reported = true;
-
   constructor(message: string) {
     super(message);
     this.name = 'PermissionDenied';

@@ -1,4 +1,6 @@
+import type { MetricName } from '../../metrics/catalog';
 import { compositeKey } from '../../util/composite-key';
+import type { Labels, Sample } from '../types';
 
 /**
  * The label value of a record counted without the field that names its
@@ -7,9 +9,20 @@ import { compositeKey } from '../../util/composite-key';
  */
 export const UNKNOWN_LABEL = 'unknown';
 
+/** One label set (its values, in label order) and its count: what a counting collector's state keeps. */
+export interface TallyEntry<K extends readonly string[]> {
+  readonly key: K;
+  readonly value: number;
+}
+
 /** Counts by a composite label key, kept as the label values in insertion order. */
 export class Tally<K extends readonly string[]> {
   private readonly counts = new Map<string, { key: K; value: number }>();
+
+  /** `entries` of an earlier tally (a running total carried from a previous run, which stays as it was) */
+  constructor(entries: Iterable<TallyEntry<K>> = []) {
+    for (const { key, value } of entries) this.add(key, value);
+  }
 
   add(key: K, amount = 1): void {
     const id = compositeKey(key);
@@ -27,7 +40,16 @@ export class Tally<K extends readonly string[]> {
     return this.counts.get(compositeKey(key))?.value ?? 0;
   }
 
-  entries(): Array<{ key: K; value: number }> {
-    return [...this.counts.values()];
+  entries(): Array<TallyEntry<K>> {
+    return [...this.counts.values()].map(({ key, value }) => ({ key, value }));
+  }
+
+  /** One sample per label set: `labels`, then the key's values under `names`. */
+  samples(name: MetricName, labels: Labels, names: { readonly [I in keyof K]: string }): Sample[] {
+    return [...this.counts.values()].map(({ key, value }) => {
+      const all: Record<string, string> = { ...labels };
+      names.forEach((label, index) => (all[label] = key[index] as string));
+      return { name, labels: all, value };
+    });
   }
 }

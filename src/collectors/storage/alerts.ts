@@ -1,5 +1,4 @@
-import type { StorageAlert } from '../../clients/storage/client';
-import { defineCollector, type Sample } from '../types';
+import { defineCollector } from '../types';
 import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
@@ -16,18 +15,10 @@ export const alertsCollector = defineCollector<'storage', PerSystemState>({
   metrics: ['dataprotect_storage_system_collector_success', 'dataprotect_storage_alerts'],
   collect(ctx, signal) {
     return collectPerSystem('alerts', ctx, signal, async (system, systemSignal) => {
+      const counts = new Tally<[string, string]>();
       const alerts = await ctx.client.activeAlerts(system, systemSignal);
-      return alertCountSamples(ctx.target.name, system.id, alerts);
+      for (const alert of alerts) counts.add([alert.severity || UNKNOWN_LABEL, alert.class ?? '']);
+      return counts.samples('dataprotect_storage_alerts', { target: ctx.target.name, system_id: system.id }, ['severity', 'class']);
     });
   },
 });
-
-export function alertCountSamples(target: string, systemId: string, alerts: readonly StorageAlert[]): Sample[] {
-  const counts = new Tally<[string, string]>();
-  for (const alert of alerts) counts.add([alert.severity || UNKNOWN_LABEL, alert.class ?? '']);
-  return counts.entries().map(({ key: [severity, alertClass], value }) => ({
-    name: 'dataprotect_storage_alerts',
-    labels: { target, system_id: systemId, severity, class: alertClass },
-    value,
-  }));
-}

@@ -5,8 +5,7 @@
  */
 import { assetsCollector, type AssetsState } from '../../../src/collectors/management/assets';
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
-import { ASSET_LIST, type AssetList } from '../../../src/collectors/management/asset-list';
-import { LATEST_COPY_TIMES } from '../../../src/collectors/management/copy-signals';
+import { ASSET_LIST, LATEST_COPY_TIMES, type AssetList } from '../../../src/collectors/management/published';
 import type { CollectResult, Sample } from '../../../src/collectors/types';
 import type { RunningSimulator } from '../../../simulator';
 import type { Asset } from '../../../simulator/management';

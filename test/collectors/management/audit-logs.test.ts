@@ -79,10 +79,10 @@ describe('audit-logs collector', () => {
     const expected = byType(between(firstRunAt, now()));
     expect(expected.get('SECURITY')).toBeGreaterThan(0);
     expect(nonZero(result, 'dataprotect_audit_events_total')).toEqual(expected);
-    expect(state?.ledger.seen.has(late.id)).toBe(true);
+    expect(state?.seen.has(late.id)).toBe(true);
     // remembered ids: only those inside the overlap behind the newest entry
-    const oldest = Math.min(...(state?.ledger.seen.values() ?? []));
-    expect(oldest).toBeGreaterThanOrEqual((state?.ledger.watermark ?? 0) - 10 * MIN);
+    const oldest = Math.min(...(state?.seen.values() ?? []));
+    expect(oldest).toBeGreaterThanOrEqual((state?.watermark ?? 0) - 10 * MIN);
   });
 
   it('fails on a 500 without counting anything, then catches up', async () => {

@@ -1,49 +1,60 @@
-import { EventLedger, WATERMARK_OVERLAP_MS } from '../../../src/collectors/management/ledger';
+import { EventCounts, WATERMARK_OVERLAP_MS, type CountsState } from '../../../src/collectors/management/ledger';
+import { silentLogger } from '../../support/collect';
 
 const MIN = 60_000;
+const KEY: [string] = ['TYPE'];
 
-describe('event ledger (watermark, overlap, id de-duplication)', () => {
+/** One run's counts: `windowStart` is where a first run reads from at the latest, the others as a collector's context gives them. */
+function counts(state: CountsState<[string]> | undefined, times: { windowStart: number; collectingSince: number; now: number }) {
+  const window = times.now - times.windowStart;
+  return new EventCounts(state, { now: () => new Date(times.now), collectingSince: new Date(times.collectingSince), settings: { window } });
+}
+
+const finish = (run: EventCounts<[string]>) => run.finish(silentLogger, 'events');
+
+describe('event counts (watermark, overlap, id de-duplication)', () => {
   it('counts nothing before collecting started, then each new event exactly once across overlapping reads', () => {
     const t0 = 1_000 * MIN;
-    const first = new EventLedger(undefined, { windowStart: t0 - 1440 * MIN, collectingSince: t0, now: t0 });
+    const first = counts(undefined, { windowStart: t0 - 1440 * MIN, collectingSince: t0, now: t0 });
     expect(first.since).toBe(t0 - 1440 * MIN);
     for (const [id, time] of [['a', t0 - 30 * MIN], ['b', t0 - 1 * MIN]] as const) {
       first.observe(time);
-      expect(first.admit(id, time)).toBe(false);
+      expect(first.take(id, time, KEY)).toBe('history');
     }
-    const afterFirst = first.finish();
+    const afterFirst = finish(first);
     expect(afterFirst.watermark).toBe(t0 - 1 * MIN);
 
-    const second = new EventLedger(afterFirst, { windowStart: 0, collectingSince: t0, now: t0 });
+    const second = counts(afterFirst, { windowStart: 0, collectingSince: t0, now: t0 });
     expect(second.since).toBe(t0 - 1 * MIN - WATERMARK_OVERLAP_MS);
     // the overlap brings b back: not counted again; c is new
     second.observe(t0 - 1 * MIN);
-    expect(second.admit('b', t0 - 1 * MIN)).toBe(false);
+    expect(second.take('b', t0 - 1 * MIN, KEY)).toBeUndefined();
     second.observe(t0 + 2 * MIN);
-    expect(second.admit('c', t0 + 2 * MIN)).toBe(true);
-    expect(second.admit('c', t0 + 2 * MIN)).toBe(false);
-    const afterSecond = second.finish();
+    expect(second.take('c', t0 + 2 * MIN, KEY)).toBe('counted');
+    expect(second.take('c', t0 + 2 * MIN, KEY)).toBeUndefined();
+    const afterSecond = finish(second);
+    expect(afterSecond.totals).toEqual([{ key: KEY, value: 1 }]);
 
-    const third = new EventLedger(afterSecond, { windowStart: 0, collectingSince: t0, now: t0 + 5 * MIN });
+    const third = counts(afterSecond, { windowStart: 0, collectingSince: t0, now: t0 + 5 * MIN });
     third.observe(t0 + 2 * MIN);
-    expect(third.admit('c', t0 + 2 * MIN)).toBe(false);
+    expect(third.take('c', t0 + 2 * MIN, KEY)).toBeUndefined();
     // an event older than countFrom (history, or forgotten after counting) is never counted
-    expect(third.admit('old', t0 - 60 * MIN)).toBe(false);
+    expect(third.take('old', t0 - 60 * MIN, KEY)).toBeUndefined();
     // ...unless it is known to have happened after collecting started (followed while running)
-    expect(third.admitFollowed('late', t0 - 60 * MIN)).toBe(true);
-    expect(third.admitFollowed('late', t0 - 60 * MIN)).toBe(false);
+    expect(third.take('late', t0 - 60 * MIN, KEY, true)).toBe('counted');
+    expect(third.take('late', t0 - 60 * MIN, KEY, true)).toBeUndefined();
   });
 
   it('keeps only ids inside the overlap', () => {
-    let state = new EventLedger(undefined, { windowStart: 0, collectingSince: 0, now: 0 }).finish();
+    let state = finish(counts(undefined, { windowStart: 0, collectingSince: 0, now: 0 }));
     for (let run = 1; run <= 50; run++) {
-      const ledger = new EventLedger(state, { windowStart: 0, collectingSince: 0, now: run * 5 * MIN + 10_000 });
+      const ledger = counts(state, { windowStart: 0, collectingSince: 0, now: run * 5 * MIN + 10_000 });
       for (let i = 0; i < 10; i++) {
         const time = run * 5 * MIN + i * 1000;
         ledger.observe(time);
-        ledger.admit(`r${run}-${i}`, time);
+        ledger.take(`r${run}-${i}`, time, KEY);
       }
-      state = ledger.finish();
+      state = finish(ledger);
     }
     // runs 5 minutes apart, overlap 10 minutes: at most three runs' ids remembered
     expect(state.seen.size).toBeLessThanOrEqual(30);
@@ -52,51 +63,50 @@ describe('event ledger (watermark, overlap, id de-duplication)', () => {
 
   it('does not let one event dated far ahead carry the watermark past the exporter\'s clock', () => {
     const now = 1_000 * MIN;
-    const first = new EventLedger(undefined, { windowStart: now - 1440 * MIN, collectingSince: now, now });
+    const first = counts(undefined, { windowStart: now - 1440 * MIN, collectingSince: now, now });
     first.observe(now - MIN);
-    first.admit('a', now - MIN);
-    const ledger = new EventLedger(first.finish(), { windowStart: 0, collectingSince: now, now: now + MIN });
+    first.take('a', now - MIN, KEY);
+    const ledger = counts(finish(first), { windowStart: 0, collectingSince: now, now: now + MIN });
     ledger.observe(now + 1440 * MIN);
-    expect(ledger.admit('ahead', now + 1440 * MIN)).toBe(true);
+    expect(ledger.take('ahead', now + 1440 * MIN, KEY)).toBe('counted');
     expect(ledger.ahead).toBe(1);
-    const state = ledger.finish();
+    const state = finish(ledger);
     expect(state.watermark).toBe(now + MIN + WATERMARK_OVERLAP_MS);
-    const next = new EventLedger(state, { windowStart: 0, collectingSince: now, now: now + 2 * MIN });
+    const next = counts(state, { windowStart: 0, collectingSince: now, now: now + 2 * MIN });
     expect(next.since).toBe(now + MIN); // still reads the events that appear now
     next.observe(now + 1440 * MIN);
-    expect(next.admit('ahead', now + 1440 * MIN)).toBe(false); // counted once
-    expect(next.admit('b', now + 2 * MIN)).toBe(true);
+    expect(next.take('ahead', now + 1440 * MIN, KEY)).toBeUndefined(); // counted once
+    expect(next.take('b', now + 2 * MIN, KEY)).toBe('counted');
   });
 
   it('counts, in the first run that succeeds, the events after collecting started: earlier runs may have failed', () => {
     const started = 1_000 * MIN;
     const now = started + 90 * MIN; // the runs in between failed: they left no state
-    const ledger = new EventLedger(undefined, { windowStart: now - 60 * MIN, collectingSince: started, now });
+    const ledger = counts(undefined, { windowStart: now - 60 * MIN, collectingSince: started, now });
     expect(ledger.first).toBe(true);
     expect(ledger.since).toBe(started); // further back than the window: nothing after the start is left unread
     const events = [['history', started - MIN], ['at-start', started], ['after', started + 1], ['late', started + 80 * MIN]] as const;
     const counted = events.filter(([id, time]) => {
       ledger.observe(time);
-      return ledger.admit(id, time);
+      return ledger.take(id, time, KEY) === 'counted';
     });
     expect(counted.map(([id]) => id)).toEqual(['after', 'late']);
     // a listing that shows an event twice (paging over changing data) takes it once, history included
-    expect(ledger.admit('history', started - MIN)).toBe(false);
-    expect(ledger.has('history')).toBe(true);
-    expect(ledger.admit('after', started + 1)).toBe(false);
+    expect(ledger.take('history', started - MIN, KEY)).toBeUndefined();
+    expect(ledger.take('after', started + 1, KEY)).toBeUndefined();
 
-    const next = new EventLedger(ledger.finish(), { windowStart: 0, collectingSince: started, now: now + 5 * MIN });
+    const next = counts(finish(ledger), { windowStart: 0, collectingSince: started, now: now + 5 * MIN });
     expect(next.first).toBe(false);
-    for (const [id, time] of events) expect(next.admit(id, time)).toBe(false);
-    expect(next.admit('new', now + MIN)).toBe(true);
+    for (const [id, time] of events) expect(next.take(id, time, KEY)).toBeUndefined();
+    expect(next.take('new', now + MIN, KEY)).toBe('counted');
   });
 
   it('reads a first run from the window when collecting started inside it', () => {
     const now = 1_000 * MIN;
-    const ledger = new EventLedger(undefined, { windowStart: now - 60 * MIN, collectingSince: now, now });
+    const ledger = counts(undefined, { windowStart: now - 60 * MIN, collectingSince: now, now });
     expect(ledger.since).toBe(now - 60 * MIN);
     ledger.observe(now - 30 * MIN);
-    expect(ledger.admit('history', now - 30 * MIN)).toBe(false);
-    expect(ledger.finish().countFrom).toBe(now + 1);
+    expect(ledger.take('history', now - 30 * MIN, KEY)).toBe('history');
+    expect(finish(ledger).countFrom).toBe(now + 1);
   });
 });

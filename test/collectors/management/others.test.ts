@@ -9,7 +9,7 @@ import { cloudDrSessionsCollector } from '../../../src/collectors/management/clo
 import { complianceCollector } from '../../../src/collectors/management/compliance';
 import { inventorySourcesCollector } from '../../../src/collectors/management/inventory-sources';
 import { protectionPoliciesCollector } from '../../../src/collectors/management/protection-policies';
-import { POLICY_NAMES, type PolicyNames } from '../../../src/collectors/management/asset-list';
+import { POLICY_NAMES, type PolicyNames } from '../../../src/collectors/management/published';
 import type { CollectResult } from '../../../src/collectors/types';
 import type { RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';

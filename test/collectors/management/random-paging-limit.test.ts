@@ -15,7 +15,7 @@ import { complianceCollector } from '../../../src/collectors/management/complian
 import { copyMetricsCollector } from '../../../src/collectors/management/copy-metrics';
 import { inventorySourcesCollector } from '../../../src/collectors/management/inventory-sources';
 import { protectionPoliciesCollector } from '../../../src/collectors/management/protection-policies';
-import { COPY_FINGERPRINTS, type CopyFingerprints } from '../../../src/collectors/management/copy-signals';
+import { COPY_FINGERPRINTS, type CopyFingerprints } from '../../../src/collectors/management/published';
 import type { RunningSimulator } from '../../../simulator';
 import { managementHarness, run, startManagementSimulator } from './helpers';
 

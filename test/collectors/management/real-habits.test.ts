@@ -10,7 +10,7 @@ import { assetsCollector } from '../../../src/collectors/management/assets';
 import { cloudDrSessionsCollector } from '../../../src/collectors/management/cloud-dr-sessions';
 import { copiesCollector } from '../../../src/collectors/management/copies';
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
-import { LATEST_COPY_TIMES, type LatestCopyTimes } from '../../../src/collectors/management/copy-signals';
+import { LATEST_COPY_TIMES, type LatestCopyTimes } from '../../../src/collectors/management/published';
 import { PermissionDenied, alreadyReported } from '../../../src/collectors/shared/permission';
 import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';

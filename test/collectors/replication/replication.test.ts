@@ -5,7 +5,7 @@ import type { TargetConfig } from '../../../src/config/load';
 import { clustersCollector } from '../../../src/collectors/replication/clusters';
 import { groupsCollector } from '../../../src/collectors/replication/groups';
 import { vmsCollector } from '../../../src/collectors/replication/vms';
-import { REPLICATION_COLLECTORS } from '../../../src/collectors/replication';
+import { COLLECTORS } from '../../../src/collectors/registry';
 import { metricFamily } from '../../../src/metrics/catalog';
 import { clientFor, expectWellFormed, runCollector, samplesNamed, simulatorTarget, valueOf } from '../../support/collect';
 
@@ -35,8 +35,8 @@ describe.each(['seed', 'product'] as const)('replication collectors against the 
 
 
   it('lists the three collectors with the metrics they emit', () => {
-    expect(REPLICATION_COLLECTORS.map((c) => c.name)).toEqual(['clusters', 'groups', 'vms']);
-    for (const collector of REPLICATION_COLLECTORS) for (const name of collector.metrics) expect(metricFamily(name).name).toBe(name);
+    expect(COLLECTORS.replication.map((c) => c.name)).toEqual(['clusters', 'groups', 'vms']);
+    for (const collector of COLLECTORS.replication) for (const name of collector.metrics) expect(metricFamily(name).name).toBe(name);
   });
 
   it('reports connected, disconnected and unregistered clusters', async () => {

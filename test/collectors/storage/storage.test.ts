@@ -2,7 +2,7 @@ import { startSimulator, type RunningSimulator } from '../../../simulator';
 import type { StorageClient } from '../../../src/clients/storage/client';
 import { ApiError } from '../../../src/clients/errors';
 import type { TargetConfig } from '../../../src/config/load';
-import { STORAGE_COLLECTORS } from '../../../src/collectors/storage';
+import { COLLECTORS } from '../../../src/collectors/registry';
 import { alertsCollector } from '../../../src/collectors/storage/alerts';
 import { capacityCollector } from '../../../src/collectors/storage/capacity';
 import type { PerSystemState } from '../../../src/collectors/storage/per-system';
@@ -59,8 +59,8 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
   });
 
   it('lists the four collectors with the metrics they emit', () => {
-    expect(STORAGE_COLLECTORS.map((c) => c.name)).toEqual(['system', 'capacity', 'alerts', 'replication']);
-    for (const collector of STORAGE_COLLECTORS) for (const name of collector.metrics) expect(metricFamily(name).name).toBe(name);
+    expect(COLLECTORS.storage.map((c) => c.name)).toEqual(['system', 'capacity', 'alerts', 'replication']);
+    for (const collector of COLLECTORS.storage) for (const name of collector.metrics) expect(metricFamily(name).name).toBe(name);
   });
 
   describe('system', () => {
@@ -192,7 +192,7 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
 
   describe('spelling', () => {
     const runAll = async (on: { target: TargetConfig; client: StorageClient }) => {
-      for (const collector of STORAGE_COLLECTORS) await run(collector, on);
+      for (const collector of COLLECTORS.storage) await run(collector, on);
     };
 
     it('finds the spelling at first contact and remembers it: one probe of the other spelling per target', async () => {

@@ -1,0 +1,187 @@
+/**
+ * What the management collectors publish for the others of the same target
+ * (`ctx.shared`), and the reads that stand in for a published value that is
+ * missing or older than `collection.staleAfter`.
+ */
+import { LATEST_COPIES_BATCH } from '../../clients/management/client';
+import { collectAll } from '../../clients/management/paging';
+import type { Asset, ProtectionPolicy } from '../../clients/management/schemas';
+import type { ExporterConfig } from '../../config/load';
+import { forEachConcurrent } from '../shared/concurrency';
+import { chunks } from '../shared/chunks';
+import { uniqueBy } from '../shared/unique';
+import { SharedKey, type CollectorContext } from '../types';
+import { readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
+
+/** One non-deleted asset as the collectors need it. */
+export interface AssetRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly type: string;
+  /** protectionStatus, or derived from the policy when the service does not send it (see protectionOf) */
+  readonly protectionStatus: string;
+  readonly protected: boolean;
+  readonly policyId: string | null;
+  /** the policy's name, '' when the asset has none */
+  readonly policyName: string;
+  /** epoch ms, null when the service reports no copy time (null or missing: latest-copies then tells) */
+  readonly lastAvailableCopyTime: number | null;
+  readonly updatedAt: number | null;
+  readonly size: number | null;
+  /** newest copy known from every source (lastAvailableCopyTime, latest-copies); null = no copy at all */
+  readonly newestCopyTime: number | null;
+}
+
+/** The asset list, published by the assets collector. */
+export interface AssetList {
+  /** when the list was read (exporter clock, epoch ms) */
+  readonly readAt: number;
+  readonly assets: ReadonlyMap<string, AssetRecord>;
+}
+
+/** Policy names by id, for assets whose answer does not embed the policy; published by protection-policies. */
+export type PolicyNames = ReadonlyMap<string, { name: string; type: string | null }>;
+
+/** Each policy's PROTECTION schedule by policy id, published by protection-policies for the assets' RPO. */
+export interface PolicySchedules {
+  readonly readAt: number;
+  readonly byId: ReadonlyMap<string, ProtectionSchedule>;
+}
+
+/** Newest copy createTime per asset from latest-copies. An id present with null: asked, and the asset has no copy. */
+export interface LatestCopyTimes {
+  readonly checkedAt: number;
+  readonly newest: ReadonlyMap<string, number | null>;
+}
+
+/**
+ * A number per asset that changes whenever the asset's copy metrics change
+ * (total count, per stage count, newest and oldest copy), published by
+ * copy-metrics: the copies collector re-reads an asset whose fingerprint
+ * moved, which catches what lastAvailableCopyTime and updatedAt do not show
+ * (copies tiered to the cloud, expired, or added while lastAvailableCopyTime lags).
+ */
+export interface CopyFingerprints {
+  /** when the copy-metrics read ended (exporter clock, epoch ms): never before the service state the fingerprints describe */
+  readonly readAt: number;
+  readonly byAsset: ReadonlyMap<string, number>;
+}
+
+export const ASSET_LIST = new SharedKey<AssetList>('management.assets');
+export const POLICY_NAMES = new SharedKey<PolicyNames>('management.policyNames');
+export const POLICY_SCHEDULES = new SharedKey<PolicySchedules>('management.policySchedules');
+export const LATEST_COPY_TIMES = new SharedKey<LatestCopyTimes>('management.latestCopyTimes');
+export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.copyFingerprints');
+
+type ManagementContext = CollectorContext<'management', unknown>;
+
+/**
+ * The value another collector published, or `read()` before its first
+ * success and once the published one is older than staleAfter (its
+ * publisher keeps failing: its value must not steer the others forever).
+ */
+async function publishedOrRead<T extends { readAt: number }>(
+  ctx: ManagementContext,
+  key: SharedKey<T>,
+  read: () => Promise<T>,
+): Promise<T> {
+  const published = ctx.shared.get(key);
+  if (published && ctx.now().getTime() - published.readAt <= ctx.settings.staleAfter) return published;
+  return read();
+}
+
+/** The asset list the assets collector published, or a fresh read. */
+export function currentAssets(ctx: ManagementContext, signal: AbortSignal): Promise<AssetList> {
+  return publishedOrRead(ctx, ASSET_LIST, async () => {
+    const assets = await readAssets(ctx, signal);
+    return { readAt: ctx.now().getTime(), assets };
+  });
+}
+
+/** The policy schedules protection-policies published, or a fresh read (the assets collector runs before it). */
+export function currentPolicySchedules(ctx: ManagementContext, signal: AbortSignal): Promise<PolicySchedules> {
+  return publishedOrRead(ctx, POLICY_SCHEDULES, async () => {
+    const policies = await readPolicies(ctx, signal);
+    const byId = new Map(policies.map((policy) => [policy.id, readProtectionSchedule(policy.stages)]));
+    return { readAt: ctx.now().getTime(), byId };
+  });
+}
+
+/** Every protection policy once (random paging may repeat one when the list shifts). */
+export async function readPolicies(ctx: ManagementContext, signal: AbortSignal): Promise<ProtectionPolicy[]> {
+  return uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id).unique;
+}
+
+/** Reads every non-deleted asset (serial paging). */
+export async function readAssets(ctx: ManagementContext, signal: AbortSignal): Promise<Map<string, AssetRecord>> {
+  const policyNames = ctx.shared.get(POLICY_NAMES);
+  const assets = new Map<string, AssetRecord>();
+  for await (const page of ctx.client.assets({}, signal)) {
+    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policyNames));
+  }
+  return assets;
+}
+
+/**
+ * Builds the record of one raw asset without consulting latest-copies. The
+ * type passes through as the service names it (the seeds' HV_VIRTUAL_MACHINE,
+ * the products' VMWARE_VIRTUAL_MACHINE alike).
+ */
+function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): AssetRecord {
+  // The products' top-level protectionPolicy first; _embedded comes only with expand.
+  const reference = asset.protectionPolicy?.id || asset.protectionPolicy?.name ? asset.protectionPolicy : asset._embedded?.protectionPolicy;
+  const policyId = asset.protectionPolicyId ?? reference?.id ?? null;
+  const known = policyId ? policyNames?.get(policyId) : undefined;
+  const protection = protectionOf(asset, reference?.type ?? known?.type);
+  return {
+    id: asset.id,
+    name: asset.name,
+    type: asset.type,
+    protectionStatus: protection.status,
+    protected: protection.protected,
+    policyId,
+    policyName: reference?.name ?? known?.name ?? policyId ?? '',
+    lastAvailableCopyTime: asset.lastAvailableCopyTime ?? null,
+    updatedAt: asset.updatedAt ?? null,
+    size: asset.size ?? null,
+    newestCopyTime: asset.lastAvailableCopyTime ?? null,
+  };
+}
+
+/**
+ * The protection status label and whether RPO applies. The service's
+ * protectionStatus is used as sent (unknown values pass through, and only
+ * PROTECTED counts as protected). The seed's asset has no such field; when it
+ * is absent the status is derived from the policy: none assigned ->
+ * UNPROTECTED, a policy of type EXCLUDED -> EXCLUDED, any other policy ->
+ * PROTECTED.
+ */
+function protectionOf(asset: Asset, policyType: string | null | undefined): { status: string; protected: boolean } {
+  if (asset.protectionStatus) return { status: asset.protectionStatus, protected: asset.protectionStatus === 'PROTECTED' };
+  const policyId = asset.protectionPolicyId ?? asset.protectionPolicy?.id ?? asset._embedded?.protectionPolicy?.id;
+  if (!policyId) return { status: 'UNPROTECTED', protected: false };
+  if (policyType === 'EXCLUDED') return { status: 'EXCLUDED', protected: false };
+  return { status: 'PROTECTED', protected: true };
+}
+
+/** Whether per-asset series are emitted for this asset under `collection.perAssetSeries`. */
+export function perAssetSeriesFor(settings: ExporterConfig['collection'], asset: AssetRecord): boolean {
+  return settings.perAssetSeries === 'all' || (settings.perAssetSeries === 'protected' && asset.protected);
+}
+
+/** The newest copy createTime of each asset (null: it has none), asked of latest-copies in batches. */
+export async function newestCopies(
+  ctx: ManagementContext,
+  ids: readonly string[],
+  signal: AbortSignal,
+): Promise<Map<string, number | null>> {
+  const newest = new Map<string, number | null>(ids.map((id) => [id, null]));
+  await forEachConcurrent(chunks(ids, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
+    for (const copy of await ctx.client.latestCopies(batch, signal)) {
+      if (!newest.has(copy.assetId)) continue; // an asset that was not asked for
+      const known = newest.get(copy.assetId);
+      if (known == null || copy.createTime > known) newest.set(copy.assetId, copy.createTime);
+    }
+  });
+  return newest;
+}
