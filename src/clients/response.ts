@@ -33,17 +33,11 @@ export function errorForStatus(response: HttpResponse, endpoint: string, doing?:
   return new ApiError(response.status === 401 ? 'auth' : 'status', endpoint, message, response.status);
 }
 
-/** A login the API refused (401, 403): an `auth` error naming the user (never the password), undefined for other statuses. */
-export function loginRejected(response: HttpResponse, endpoint: string, username: string): ApiError | undefined {
-  if (response.status !== 401 && response.status !== 403) return undefined;
+/** A login the API refused (401, 403): an `auth` error naming the user, never the password. */
+export function loginRejected(response: HttpResponse, endpoint: string, username: string): ApiError {
   const reason = serverReason(response.text);
   const status = `HTTP ${response.status}${reason ? `: ${reason}` : ''}`;
   return new ApiError('auth', endpoint, `login rejected for user ${username} (${status})`, response.status);
-}
-
-/** Throws errorForStatus unless the status is one of `accepted` (default 200). */
-export function expectStatus(response: HttpResponse, endpoint: string, accepted: readonly number[] = [200]): void {
-  if (!accepted.includes(response.status)) throw errorForStatus(response, endpoint);
 }
 
 /**
@@ -66,11 +60,6 @@ export function serverReason(text: string): string | undefined {
     if (typeof value === 'string' && value.trim()) return oneLine(value, MAX_REASON_CHARS);
   }
   return undefined;
-}
-
-/** Parses the body as JSON and validates it; a malformed body is `parse`, a wrong shape `protocol`. */
-export function parseBody<S extends z.ZodType>(response: HttpResponse, endpoint: string, schema: S): z.output<S> {
-  return validate(parseJson(response, endpoint), endpoint, schema, response.status);
 }
 
 /** Validates already parsed JSON; a wrong shape is a `protocol` error naming the first offending fields ("body.page.queryState"). */
@@ -130,13 +119,16 @@ export const idString = z.union([z.string(), z.number()]).transform((value) => S
 /**
  * Parses a JSON body; a malformed body becomes a bounded `parse` error, never
  * a crash. The parser's message is quoted without the piece of the body it
- * cites, which could be anything the body holds.
+ * cites, which could be anything the body holds; the body of a `secret`
+ * answer (a login's, which holds the token) is described by its size alone.
  */
-export function parseJson(response: HttpResponse, endpoint: string): unknown {
+export function parseJson(response: HttpResponse, endpoint: string, secret?: 'login response'): unknown {
   try {
     return JSON.parse(response.text);
   } catch (error) {
+    const size = `a ${response.text.length}-byte`;
+    if (secret) throw new ApiError('parse', endpoint, `malformed JSON in ${size} ${secret}`, response.status);
     const problem = (error as Error).message.replace(/, ".*" is not valid JSON$/s, ' (not valid JSON)').slice(0, 120);
-    throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte body: ${problem}`, response.status);
+    throw new ApiError('parse', endpoint, `malformed JSON in ${size} body: ${problem}`, response.status);
   }
 }

@@ -1,10 +1,9 @@
 import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import { httpCoreFor, type ClientDeps } from '../core-factory';
+import type { ClientDeps } from '../api-client';
 import { ApiError } from '../errors';
-import type { HttpCore } from '../http';
 import { queryString } from '../query-string';
-import { errorForStatus, parseJson, validate } from '../response';
+import { validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
 import { apiSystemPath, plainSystemId, restPath, restSystemPath, systemPathSegment, systemsCollection, type ResourcePath } from './paths';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
@@ -22,8 +21,7 @@ import {
   type StorageAlert,
   type SystemDetails,
 } from './schemas';
-import { AUTH_PATH, TOKEN_HEADER, storageLogin } from './auth';
-import { TokenSession } from '../token-session';
+import { TokenClient, type TokenApi } from '../token-session';
 import { SingleFlight } from '../../util/single-flight';
 
 export * from './schemas';
@@ -71,24 +69,13 @@ const ACTIVE = { filter: 'status=active' };
  *   every system of `GET /rest/v1.0/store-systems` by its id; unset = decided
  *   from that list (see discover()).
  */
-export class StorageClient {
-  protected readonly http: HttpCore;
-  private readonly session: TokenSession;
+export class StorageClient extends TokenClient {
   private readonly spelling: SpellingResolver;
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
   private readonly discovery = new SingleFlight(() => this.runDiscovery());
 
-  constructor(
-    readonly target: TargetConfig,
-    protected readonly deps: ClientDeps,
-  ) {
-    this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({
-      login: () => storageLogin(this.http, target),
-      loginEndpoint: AUTH_PATH,
-      logger: deps.logger,
-      redactor: this.http.redactor,
-    });
+  constructor(target: TargetConfig, deps: ClientDeps) {
+    super(target, deps, STORAGE_LOGIN);
     this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
   }
 
@@ -165,14 +152,6 @@ export class StorageClient {
     );
   }
 
-  /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
-  async close(): Promise<void> {
-    await this.session.close((token, signal) =>
-      this.http.request({ method: 'DELETE', path: AUTH_PATH, endpoint: AUTH_PATH, headers: { [TOKEN_HEADER]: token }, signal }),
-    );
-    await this.http.close();
-  }
-
   private async runDiscovery(): Promise<StorageDiscovery> {
     const value = await this.findSystems();
     this.cachedDiscovery = { atMs: Date.now(), value };
@@ -227,22 +206,33 @@ export class StorageClient {
     return items;
   }
 
-  /** GET with the session's token (see TokenSession.send for the 401), a 200 required, JSON parsed. */
+  /** GET with the session's token (see TokenSession.send for the 401), a 2xx required, JSON parsed. */
   private async getJson(resource: ResourcePath, signal?: AbortSignal, query: Record<string, string | number> = {}): Promise<unknown> {
-    const { endpoint } = resource;
-    const response = await this.session.send(endpoint, signal, (token) =>
-      this.http.request({
-        method: 'GET',
-        path: resource.path + queryString(query),
-        endpoint,
-        headers: { accept: 'application/json', [TOKEN_HEADER]: token },
-        ...(signal ? { signal } : {}),
-      }),
-    );
-    if (response.status !== 200) throw errorForStatus(response, endpoint);
-    return parseJson(response, endpoint);
+    return (await this.fetchJson({ endpoint: resource.endpoint, path: resource.path + queryString(query), signal })).body;
   }
 }
+
+const AUTH_PATH = '/rest/v1.0/auth';
+const TOKEN_HEADER = 'x-dd-auth-token';
+
+/**
+ * The storage API's login (api-notes): `POST /rest/v1.0/auth` answers 201 with
+ * the token in `X-DD-AUTH-TOKEN`, which lives until the API refuses it;
+ * `DELETE /rest/v1.0/auth` ends the session.
+ */
+const STORAGE_LOGIN: TokenApi = {
+  loginPath: AUTH_PATH,
+  logout: { method: 'DELETE', path: AUTH_PATH },
+  carry: (token) => ({ [TOKEN_HEADER]: token }),
+  issued(response) {
+    const header = response.headers[TOKEN_HEADER];
+    const token = Array.isArray(header) ? header[0] : header;
+    if (!token) {
+      throw new ApiError('protocol', AUTH_PATH, `login answered ${response.status} without an X-DD-AUTH-TOKEN header`, response.status);
+    }
+    return { value: token, expiresInSeconds: undefined };
+  },
+};
 
 /**
  * One tier's capacity from a capacity sample. The real products carry it only
