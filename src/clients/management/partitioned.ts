@@ -22,9 +22,9 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ApiError } from '../errors';
-import { queryString } from '../query-string';
 import { and, isNull, lt, ge, type Filter } from './filter';
-import { RANDOM_PAGING_LIMIT, randomPages, randomPagingTotal, type ListSpec, type PageFetcher } from './paging';
+import type { JsonAnswer } from '../api-client';
+import { RANDOM_PAGING_LIMIT, randomPageRequest, randomPages, randomPagingTotal, type ListSpec, type PageFetcher } from './paging';
 
 /** The field the ranges are taken on, and whether a row may lack it (then `eq null` is a partition of its own). */
 export interface PartitionKey {
@@ -62,7 +62,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   const whole = listing.specFor(listing.filter);
   const probe = await firstPage(fetchPage, whole, signal);
   if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {
-    yield* randomPages(servingFirst(fetchPage, probe.answer), whole, signal, concurrency);
+    yield* randomPages(fetchPage, whole, signal, concurrency, probe.answer);
     return;
   }
   if (probe.total > whole.maxItems) {
@@ -90,7 +90,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     }
     ranges += 1;
     readTotal += total;
-    yield* randomPages(servingFirst(fetchPage, first.answer), spec, signal, concurrency);
+    yield* randomPages(fetchPage, spec, signal, concurrency, first.answer);
   }
   // The ranges cover the key space, so a difference is the list changing while it was read.
   const level = readTotal === probe.total ? 'debug' : 'warn';
@@ -98,30 +98,13 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   logger[level](fields, 'random-paged listing read in ranges of the key (over 10000 results)');
 }
 
-type Answer = Awaited<ReturnType<PageFetcher>>;
-
 async function firstPage<S extends z.ZodType>(
   fetchPage: PageFetcher,
   spec: ListSpec<S>,
   signal: AbortSignal | undefined,
-): Promise<{ answer: Answer; total: number | undefined }> {
-  const answer = await fetchPage({
-    endpoint: spec.endpoint,
-    path: spec.path + queryString(spec.query, { page: 1, pageSize: spec.pageSize }),
-    idempotent: true,
-    ...(signal ? { signal } : {}),
-  });
+): Promise<{ answer: JsonAnswer; total: number | undefined }> {
+  const answer = await fetchPage(randomPageRequest(spec, 1, signal));
   return { answer, total: randomPagingTotal(answer.body, spec.endpoint, answer.status) };
-}
-
-/** A fetcher whose first request is answered with an answer already in hand (that request is page 1). */
-function servingFirst(fetchPage: PageFetcher, first: Answer): PageFetcher {
-  let served = false;
-  return (request) => {
-    if (served) return fetchPage(request);
-    served = true;
-    return Promise.resolve(first);
-  };
 }
 
 /** `total` rows' worth of a range in pieces of about ROWS_PER_RANGE: at least two, at most as many as it has points. */

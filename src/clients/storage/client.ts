@@ -5,7 +5,7 @@ import { ApiError } from '../errors';
 import { queryString } from '../query-string';
 import { validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
-import { apiSystemPath, plainSystemId, restPath, restSystemPath, systemPathSegment, systemsCollection, type ResourcePath } from './paths';
+import { plainSystemId, systemPath, systemPathSegment, systemsPath, type ResourcePath } from './paths';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import {
   capacitySampleSchema,
@@ -25,7 +25,7 @@ import { TokenClient, type TokenApi } from '../token-session';
 import { SingleFlight } from '../../util/single-flight';
 
 export * from './schemas';
-export { restSystemPath, type ResourcePath } from './paths';
+export { systemPath, type ResourcePath } from './paths';
 
 export type StorageMode = 'appliance' | 'center';
 
@@ -105,7 +105,7 @@ export class StorageClient extends TokenClient {
 
   /** GET /rest/v1.0/system: the server itself (on a management center, the center). */
   async systemDetails(signal?: AbortSignal): Promise<SystemDetails> {
-    const resource = restPath('v1.0', 'system');
+    const resource = { path: '/rest/v1.0/system', endpoint: '/rest/v1.0/system' };
     const body = await this.getJson(resource, signal);
     rejectLinkResponse(body, 'name', resource.endpoint, resource.path);
     return validate(body, resource.endpoint, systemDetailsSchema);
@@ -114,7 +114,7 @@ export class StorageClient extends TokenClient {
   /** GET /rest/v1.0/store-systems (dd-systems): the systems a management center manages. */
   async managedSystems(signal?: AbortSignal): Promise<ManagedSystem[]> {
     return this.spelling.resolve((spelling) =>
-      this.list(restPath('v1.0', systemsCollection(spelling)), {}, 'system', managedSystemSchema, signal),
+      this.list(systemsPath('/rest/v1.0', spelling), {}, 'system', managedSystemSchema, signal),
     );
   }
 
@@ -124,7 +124,7 @@ export class StorageClient extends TokenClient {
    */
   async latestCapacity(system: StorageSystemRef, tier: CapacityTier, signal?: AbortSignal): Promise<TierCapacity | undefined> {
     return this.spelling.resolve(async (spelling) => {
-      const resource = restSystemPath('v2.0', system.pathId, 'stats/capacity', spelling);
+      const resource = systemPath('/rest/v2.0', system.pathId, 'stats/capacity', spelling);
       const query = { tier, sort: '-collection_epoch', size: 1 };
       const body = await this.getJson(resource, signal, query);
       const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
@@ -138,7 +138,7 @@ export class StorageClient extends TokenClient {
   /** Active alerts: `GET /rest/v1.0/store-systems/{id}/alerts?filter=status=active`, every page. */
   async activeAlerts(system: StorageSystemRef, signal?: AbortSignal): Promise<StorageAlert[]> {
     const alerts = await this.spelling.resolve((spelling) =>
-      this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), ACTIVE, 'alert_list', storageAlertSchema, signal),
+      this.list(systemPath('/rest/v1.0', system.pathId, 'alerts', spelling), ACTIVE, 'alert_list', storageAlertSchema, signal),
     );
     // The filter is the server's job; checking again keeps cleared alerts out if it is ignored
     // (an alert without a status was served for status=active, and counts).
@@ -148,7 +148,7 @@ export class StorageClient extends TokenClient {
   /** MTree replication contexts: `GET /api/v1/store-systems/{id}/mtree-replications`. */
   async replicationContexts(system: StorageSystemRef, signal?: AbortSignal): Promise<ReplicationContext[]> {
     return this.spelling.resolve((spelling) =>
-      this.list(apiSystemPath('v1', system.pathId, 'mtree-replications', spelling), {}, 'contexts', replicationContextSchema, signal),
+      this.list(systemPath('/api/v1', system.pathId, 'mtree-replications', spelling), {}, 'contexts', replicationContextSchema, signal),
     );
   }
 
@@ -184,7 +184,7 @@ export class StorageClient extends TokenClient {
    * Every item of a paged list (pages 0, 1, ... of target.pageSize, at most MAX_STORAGE_PAGE_SIZE) under
    * `key`, validated with `itemSchema`: the building block of the list methods
    * above, public for resources they do not cover yet (e.g. mtrees).
-   * Build `resource` with restPath/restSystemPath/apiSystemPath.
+   * Build `resource` with systemPath or systemsPath.
    */
   async list<T extends z.ZodType>(
     resource: ResourcePath,
