@@ -71,34 +71,28 @@ export function validate<S extends z.ZodType>(value: unknown, endpoint: string, 
 
 /**
  * The items of a listing that pass the item schema, in order. An item that
- * fails is left out and counted for the run (countSkippedItem): one bad item
- * costs that item, not the listing.
+ * fails is left out and counted for the run (countSkippedItem) by its
+ * endpoint, its id when it has one and its first problems (field paths and
+ * what is wrong), never by its content: one bad item costs that item, not the listing.
  */
 export function validateItems<S extends z.ZodType>(schema: S, items: readonly unknown[], endpoint: string, at: string): Array<z.output<S>> {
   const valid: Array<z.output<S>> = [];
   for (let index = 0; index < items.length; index++) {
-    const checked = checkItem(schema, items[index], endpoint, `${at}[${index}]`);
-    if (checked !== undefined) valid.push(checked);
+    const item = items[index];
+    const checked = check(schema, item, { at: `${at}[${index}]` });
+    if (checked.ok) {
+      valid.push(checked.value);
+      continue;
+    }
+    const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+    countSkippedItem({
+      endpoint,
+      id: typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 64) : undefined,
+      problem: summarize(checked.problems, MAX_ISSUES),
+      reason: checked.kind,
+    });
   }
   return valid;
-}
-
-/**
- * One listing item checked, or undefined when it fails: then counted for the
- * run by its endpoint, its id when it has one and its first problems (field
- * paths and what is wrong), never by its content.
- */
-export function checkItem<S extends z.ZodType>(schema: S, item: unknown, endpoint: string, at: string): z.output<S> | undefined {
-  const checked = check(schema, item, { at });
-  if (checked.ok) return checked.value;
-  const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
-  countSkippedItem({
-    endpoint,
-    id: typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 64) : undefined,
-    problem: summarize(checked.problems, MAX_ISSUES),
-    reason: checked.kind,
-  });
-  return undefined;
 }
 
 /**

@@ -4,7 +4,7 @@ import { ApiClient, type ClientDeps } from '../api-client';
 import { ApiError } from '../errors';
 import type { HttpRequest, HttpResponse } from '../http';
 import { queryString } from '../query-string';
-import { checkItem, validate } from '../response';
+import { validate, validateItems } from '../response';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import { listQuery, renamedQuery, type ListQuery } from './query';
 import {
@@ -148,14 +148,9 @@ export class ReplicationClient extends ApiClient {
     const { body, status } = await this.fetchJson({ endpoint, path, signal });
     const problem = `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`;
     if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, problem, status);
-    // Item by item: a bad item is skipped and counted, named by its index.
-    const item = itemSchema(schema, query.fields);
-    const items: unknown[] = [];
     const renames = serverNames ? Object.entries(serverNames) : [];
-    (body as unknown[]).forEach((raw, index) => {
-      const checked = checkItem(item, withInternalNames(raw, renames), endpoint, `[${index}]`);
-      if (checked !== undefined) items.push(checked);
-    });
+    // Item by item: a bad item is skipped and counted, named by its index.
+    const items = validateItems(itemSchema(schema, query.fields), body.map((raw) => withInternalNames(raw, renames)), endpoint, '');
     return items as Pick<z.output<z.ZodObject<T>>, F>[];
   }
 
