@@ -60,6 +60,8 @@ export const LATEST_COPIES_BATCH = 100;
  * collectors read. Every method takes the collector's AbortSignal.
  */
 export class ManagementClient extends TokenClient {
+  private readonly fetchPage: PageFetcher = (request) => this.fetchJson(request);
+
   constructor(target: TargetConfig, deps: ClientDeps) {
     super(target, deps, BEARER_LOGIN);
   }
@@ -120,8 +122,7 @@ export class ManagementClient extends TokenClient {
       const message = 'copy-metrics lists more rows than random paging may read: the rows past the 10000th are not read';
       this.deps.logger.warn({ endpoint, totalElements, read }, message);
     };
-    const spec: ListSpec<typeof copyMetricsSchema> = { ...this.spec(endpoint, copyMetricsSchema, {}), query: {}, cutAtLimit };
-    return randomPages((request) => this.fetchJson(request), spec, signal, this.target.maxConcurrency);
+    return randomPages(this.fetchPage, { ...this.spec(endpoint, copyMetricsSchema, {}), cutAtLimit }, signal, this.target.maxConcurrency);
   }
 
   activities(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Activity[]> {
@@ -180,17 +181,13 @@ export class ManagementClient extends TokenClient {
     signal?: AbortSignal,
     path = endpoint,
   ): AsyncGenerator<Array<z.output<S>>> {
-    const listing = {
-      specFor: (filter: Filter | undefined) => this.spec(endpoint, schema, { ...options, filter }, path),
-      filter: options.filter,
-      key,
-    };
-    return partitionedRandomPages((request) => this.fetchJson(request), listing, signal, this.deps.logger, this.target.maxConcurrency);
+    const spec = this.spec(endpoint, schema, options, path);
+    return partitionedRandomPages(this.fetchPage, spec, key, signal, this.deps.logger, this.target.maxConcurrency);
   }
 
   /** Serial (queryState) paging of any listing that offers it, with its item schema. */
   serialPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
-    return serialPages((request) => this.fetchJson(request), spec, signal);
+    return serialPages(this.fetchPage, spec, signal);
   }
 
   /** One asset by id (GET /api/v2/assets/{id}); undefined when the service answers 404. */
@@ -213,7 +210,8 @@ export class ManagementClient extends TokenClient {
       schema,
       pageSize: options.pageSize ?? this.target.pageSize,
       maxItems: this.target.maxListingItems,
-      query: { filter: options.filter?.toString(), orderby: options.orderby },
+      filter: options.filter,
+      orderby: options.orderby,
     };
   }
 }

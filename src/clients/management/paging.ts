@@ -20,6 +20,7 @@ import type { GetRequest, JsonAnswer } from '../api-client';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
+import type { Filter } from './filter';
 import { validate, validateItems } from '../response';
 
 /** Fetches one page (a GET) and returns its parsed JSON body. */
@@ -30,8 +31,9 @@ export interface ListSpec<S extends z.ZodType> {
   endpoint: string;
   /** concrete path without query string */
   path: string;
-  /** further query parameters (filter, orderby) */
-  query?: Record<string, string | undefined>;
+  filter?: Filter | undefined;
+  /** e.g. "createTime DESC" */
+  orderby?: string | undefined;
   /** item schema */
   schema: S;
   pageSize: number;
@@ -124,9 +126,14 @@ export async function* randomPages<S extends z.ZodType>(
   }
 }
 
+/** The query parameters that say what is listed (a serial listing sends them with BEGIN only). */
+function listQuery(spec: ListSpec<z.ZodType>): Record<string, string | undefined> {
+  return { filter: spec.filter?.toString(), orderby: spec.orderby };
+}
+
 /** The request for one page of a random-paged listing. */
 export function randomPageRequest(spec: ListSpec<z.ZodType>, page: number, signal: AbortSignal | undefined): GetRequest {
-  const path = spec.path + queryString(spec.query, { page, pageSize: spec.pageSize });
+  const path = spec.path + queryString(listQuery(spec), { page, pageSize: spec.pageSize });
   return { endpoint: spec.endpoint, path, idempotent: true, signal };
 }
 
@@ -177,7 +184,7 @@ export async function* serialPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Array<z.output<S>>> {
   const used = new Set<string>();
-  let query: Record<string, string | number | undefined> = { ...spec.query, pageSize: spec.pageSize, queryState: 'BEGIN' };
+  let query: Record<string, string | number | undefined> = { ...listQuery(spec), pageSize: spec.pageSize, queryState: 'BEGIN' };
   for (let page = 1; ; page++) {
     const { body, status } = await fetchPage({
       endpoint: spec.endpoint,

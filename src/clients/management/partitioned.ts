@@ -44,22 +44,14 @@ interface KeyRange {
   hi: number;
 }
 
-export interface PartitionedListing<S extends z.ZodType> {
-  /** the listing's spec for a filter (the caller's filter ANDed with a range, or the caller's alone) */
-  specFor(filter: Filter | undefined): ListSpec<S>;
-  /** the caller's filter */
-  filter: Filter | undefined;
-  key: PartitionKey;
-}
-
 export async function* partitionedRandomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
-  listing: PartitionedListing<S>,
+  whole: ListSpec<S>,
+  key: PartitionKey,
   signal: AbortSignal | undefined,
   logger: Logger,
   concurrency = 1,
 ): AsyncGenerator<Array<z.output<S>>> {
-  const whole = listing.specFor(listing.filter);
   const probe = await firstPage(fetchPage, whole, signal);
   if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {
     yield* randomPages(fetchPage, whole, signal, concurrency, probe.answer);
@@ -70,13 +62,13 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     const what = `the service counts ${probe.total} results: more than maxListingItems (${whole.maxItems})`;
     throw new ApiError('protocol', whole.endpoint, what, probe.answer.status);
   }
-  const { field, nullable } = listing.key;
+  const { field, nullable } = key;
   const pending: Array<KeyRange | 'null'> = split({ lo: 0, hi: KEY_SPACE }, probe.total);
   if (nullable) pending.push('null');
   let readTotal = 0;
   let ranges = 0;
   for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
-    const spec = listing.specFor(and(listing.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)));
+    const spec = { ...whole, filter: and(whole.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)) };
     const first = await firstPage(fetchPage, spec, signal);
     const total = first.total ?? 0;
     if (total > RANDOM_PAGING_LIMIT) {
