@@ -5,7 +5,7 @@
  * leaves it to the first contact (`apiSpelling: auto`).
  */
 import type { Logger } from 'pino';
-import { ApiError } from './errors';
+import { ApiError, isStatusError } from './errors';
 
 export type ApiSpelling = 'seed' | 'product';
 
@@ -45,7 +45,7 @@ export class SpellingResolver {
         this.settle(spelling);
         return value;
       } catch (error) {
-        if (!isNotFound(error)) throw error;
+        if (!isStatusError(error, 404)) throw error;
         notFound.push(error);
       }
     }
@@ -60,8 +60,4 @@ export class SpellingResolver {
     this.found = spelling;
     this.logger.info({ api: this.api, spelling }, `${this.api} API spelling detected: ${spelling}`);
   }
-}
-
-function isNotFound(error: unknown): error is ApiError {
-  return error instanceof ApiError && error.kind === 'status' && error.status === 404;
 }

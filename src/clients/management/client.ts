@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import type { ClientDeps } from '../api-client';
-import { ApiError } from '../errors';
+import { ApiError, isStatusError } from '../errors';
 import { parseJson, validate, validateItems } from '../response';
 import { ENDPOINTS, withId } from './endpoints';
 import { and, isIn, type Filter } from './filter';
@@ -196,7 +196,7 @@ export class ManagementClient extends TokenClient {
       const { body, status } = await this.fetchJson({ endpoint: ENDPOINTS.asset, path: withId(ENDPOINTS.asset, assetId), signal });
       return validate(body, ENDPOINTS.asset, assetSchema, status);
     } catch (error) {
-      if (error instanceof ApiError && error.kind === 'status' && error.status === 404) return undefined;
+      if (isStatusError(error, 404)) return undefined;
       throw error;
     }
   }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import type { ClientDeps } from '../api-client';
-import { ApiError } from '../errors';
+import { ApiError, isStatusError } from '../errors';
 import { queryString } from '../query-string';
 import { validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
@@ -52,7 +52,7 @@ export const DISCOVERY_TTL_MS = 60_000;
 /** The real appliance and management center refuse pages larger than this; the seed sets no limit. */
 export const MAX_STORAGE_PAGE_SIZE = 200;
 /** Statuses of GET /rest/v1.0/store-systems by which a server says it lists no managed systems (it is an appliance). */
-const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
+const NO_SYSTEM_LIST_STATUSES = [400, 404, 405, 501];
 const ACTIVE = { filter: 'status=active' };
 
 /**
@@ -175,7 +175,7 @@ export class StorageClient extends TokenClient {
     try {
       return await this.managedSystems();
     } catch (error) {
-      if (error instanceof ApiError && error.kind === 'status' && NO_SYSTEM_LIST_STATUSES.has(error.status ?? 0)) return undefined;
+      if (isStatusError(error, ...NO_SYSTEM_LIST_STATUSES)) return undefined;
       throw error;
     }
   }
