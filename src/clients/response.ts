@@ -106,6 +106,7 @@ export function openEnum<const T extends readonly string[]>(_known: T): z.ZodTyp
 
 /** A field that may be omitted or null, read as undefined then. */
 export const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((value) => value ?? undefined);
+export const optionalString = optional(z.string());
 
 /** A string or number identifier, read as a string (APIs differ on ids' JSON type). */
 export const idString = z.union([z.string(), z.number()]).transform((value) => String(value));

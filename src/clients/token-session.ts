@@ -158,11 +158,6 @@ export abstract class TokenClient extends ApiClient {
     this.session = new TokenSession({ login: () => this.logIn(), loginEndpoint: api.loginPath, logger, redactor: this.http.redactor });
   }
 
-  /** logins performed so far */
-  get logins(): number {
-    return this.session.logins;
-  }
-
   /** Sends with the session's token (see TokenSession.send for the 401). */
   protected send(request: HttpRequest): Promise<HttpResponse> {
     return this.session.send(request.endpoint, request.signal, (token) =>

@@ -70,7 +70,7 @@ export class ManagementClient extends TokenClient {
 
   /** Assets (serial paging). Deleted ones are included when the service lists them: callers check `deleted`. */
   assets(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Asset[]> {
-    return this.serialPages(this.spec(ENDPOINTS.assets, assetSchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.assets, assetSchema, options), signal);
   }
 
   /**
@@ -79,7 +79,7 @@ export class ManagementClient extends TokenClient {
    * deletion-state copies out, and the items are checked again after reading.
    */
   async *assetCopies(assetId: string, options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Copy[]> {
-    const live: ListOptions = { filter: and(options.filter, liveCopiesOnly()), orderby: options.orderby, pageSize: options.pageSize };
+    const live: ListOptions = { ...options, filter: and(options.filter, liveCopiesOnly()) };
     const path = withId(ENDPOINTS.assetCopies, assetId);
     for await (const page of this.partitionedPages(ENDPOINTS.assetCopies, copySchema, live, BY_ID, signal, path)) {
       const copies = page.filter(isLiveCopy);
@@ -126,15 +126,15 @@ export class ManagementClient extends TokenClient {
   }
 
   activities(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Activity[]> {
-    return this.serialPages(this.spec(ENDPOINTS.activities, activitySchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.activities, activitySchema, options), signal);
   }
 
   auditLogs(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<AuditLog[]> {
-    return this.serialPages(this.spec(ENDPOINTS.auditLogs, auditLogSchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.auditLogs, auditLogSchema, options), signal);
   }
 
   alerts(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Alert[]> {
-    return this.serialPages(this.spec(ENDPOINTS.alerts, alertSchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.alerts, alertSchema, options), signal);
   }
 
   /** Random paging; over 10,000 results, in ranges of id. */
@@ -183,11 +183,6 @@ export class ManagementClient extends TokenClient {
   ): AsyncGenerator<Array<z.output<S>>> {
     const spec = this.spec(endpoint, schema, options, path);
     return partitionedRandomPages(this.fetchPage, spec, key, signal, this.deps.logger, this.target.maxConcurrency);
-  }
-
-  /** Serial (queryState) paging of any listing that offers it, with its item schema. */
-  serialPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
-    return serialPages(this.fetchPage, spec, signal);
   }
 
   /** One asset by id (GET /api/v2/assets/{id}); undefined when the service answers 404. */
