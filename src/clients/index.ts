@@ -1,10 +1,10 @@
 import type { TargetConfig, TargetKind } from '../config/load';
-import type { ClientDeps } from './core-factory';
+import type { ClientDeps } from './api-client';
 import { ManagementClient } from './management/client';
 import { ReplicationClient } from './replication/client';
 import { StorageClient } from './storage/client';
 
-export type { ClientDeps } from './core-factory';
+export type { ClientDeps } from './api-client';
 export { ManagementClient, ReplicationClient, StorageClient };
 
 export interface ClientByKind {

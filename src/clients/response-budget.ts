@@ -10,80 +10,56 @@
  * page is a few MB; an endless body grows until it is stopped). Waiting for
  * room instead could stall every body at once until their time limits.
  */
+/** One body's share of the budget, as its reader uses it. */
+export interface BodyShare {
+  /** takes room for a chunk; false when the body must stop (it is the largest in flight and the budget is full) */
+  take(bytes: number): boolean;
+  /** gives the body's bytes back: its text was decoded, or it failed */
+  release(): void;
+}
+
+/** A body in flight, as the budget sees it. */
+export interface BudgetedBody {
+  bytes: number;
+  refuse: () => void;
+}
+
 export class ResponseBudget {
+  /** bytes held by bodies now in flight */
   private used = 0;
+  /** the bodies in flight; a refused or released one is not here and takes nothing more */
   private readonly bodies = new Set<BudgetedBody>();
 
   /** a new limit (on reload) applies from the next chunk read */
   constructor(public limitBytes: number) {}
 
-  /** bytes held by bodies now in flight */
   get usedBytes(): number {
     return this.used;
   }
 
   /** a body about to be read; `refuse` ends it when the budget needs its bytes back */
-  open(refuse: () => void): BudgetedBody {
-    const body = new BudgetedBody(this, refuse);
+  open(refuse: () => void): BodyShare {
+    const body: BudgetedBody = { bytes: 0, refuse };
     this.bodies.add(body);
-    return body;
+    return { take: (bytes) => this.take(body, bytes), release: () => this.release(body) };
   }
 
-  /** @internal */
-  take(body: BudgetedBody, bytes: number): boolean {
+  /** Room for a chunk of `body`, refusing larger bodies while it does not fit; when `body` is the largest, it stops instead. */
+  protected take(body: BudgetedBody, bytes: number): boolean {
+    if (!this.bodies.has(body)) return false;
     while (this.used + bytes > this.limitBytes) {
-      const largest = this.largest();
-      if (largest === undefined || largest === body || largest.held <= body.held) return false;
-      largest.refuseNow();
+      let largest = body;
+      for (const other of this.bodies) if (other.bytes > largest.bytes) largest = other;
+      this.release(largest);
+      if (largest === body) return false;
+      largest.refuse();
     }
+    body.bytes += bytes;
     this.used += bytes;
     return true;
   }
 
-  /** @internal */
-  give(body: BudgetedBody): void {
-    if (!this.bodies.delete(body)) return;
-    this.used -= body.held;
-  }
-
-  private largest(): BudgetedBody | undefined {
-    let found: BudgetedBody | undefined;
-    for (const body of this.bodies) if (found === undefined || body.held > found.held) found = body;
-    return found;
-  }
-}
-
-export class BudgetedBody {
-  held = 0;
-  /** refused by the budget, or released: it takes nothing more */
-  private closed = false;
-
-  constructor(
-    private readonly budget: ResponseBudget,
-    private readonly refuse: () => void,
-  ) {}
-
-  /** takes room for a chunk; false when the body must stop (it is the largest in flight and the budget is full) */
-  take(bytes: number): boolean {
-    if (this.closed) return false;
-    if (!this.budget.take(this, bytes)) {
-      this.release();
-      return false;
-    }
-    this.held += bytes;
-    return true;
-  }
-
-  /** gives the body's bytes back: its text was decoded, or it failed */
-  release(): void {
-    this.closed = true;
-    this.budget.give(this);
-    this.held = 0;
-  }
-
-  /** @internal the budget takes this body's bytes back for a body that needs them more */
-  refuseNow(): void {
-    this.release();
-    this.refuse();
+  private release(body: BudgetedBody): void {
+    if (this.bodies.delete(body)) this.used -= body.bytes;
   }
 }

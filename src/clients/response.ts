@@ -33,17 +33,11 @@ export function errorForStatus(response: HttpResponse, endpoint: string, doing?:
   return new ApiError(response.status === 401 ? 'auth' : 'status', endpoint, message, response.status);
 }
 
-/** A login the API refused (401, 403): an `auth` error naming the user (never the password), undefined for other statuses. */
-export function loginRejected(response: HttpResponse, endpoint: string, username: string): ApiError | undefined {
-  if (response.status !== 401 && response.status !== 403) return undefined;
+/** A login the API refused (401, 403): an `auth` error naming the user, never the password. */
+export function loginRejected(response: HttpResponse, endpoint: string, username: string): ApiError {
   const reason = serverReason(response.text);
   const status = `HTTP ${response.status}${reason ? `: ${reason}` : ''}`;
   return new ApiError('auth', endpoint, `login rejected for user ${username} (${status})`, response.status);
-}
-
-/** Throws errorForStatus unless the status is one of `accepted` (default 200). */
-export function expectStatus(response: HttpResponse, endpoint: string, accepted: readonly number[] = [200]): void {
-  if (!accepted.includes(response.status)) throw errorForStatus(response, endpoint);
 }
 
 /**
@@ -68,11 +62,6 @@ export function serverReason(text: string): string | undefined {
   return undefined;
 }
 
-/** Parses the body as JSON and validates it; a malformed body is `parse`, a wrong shape `protocol`. */
-export function parseBody<S extends z.ZodType>(response: HttpResponse, endpoint: string, schema: S): z.output<S> {
-  return validate(parseJson(response, endpoint), endpoint, schema, response.status);
-}
-
 /** Validates already parsed JSON; a wrong shape is a `protocol` error naming the first offending fields ("body.page.queryState"). */
 export function validate<S extends z.ZodType>(value: unknown, endpoint: string, schema: S, status?: number): z.output<S> {
   const checked = check(schema, value, { at: 'body' });
@@ -82,34 +71,28 @@ export function validate<S extends z.ZodType>(value: unknown, endpoint: string, 
 
 /**
  * The items of a listing that pass the item schema, in order. An item that
- * fails is left out and counted for the run (countSkippedItem): one bad item
- * costs that item, not the listing.
+ * fails is left out and counted for the run (countSkippedItem) by its
+ * endpoint, its id when it has one and its first problems (field paths and
+ * what is wrong), never by its content: one bad item costs that item, not the listing.
  */
 export function validateItems<S extends z.ZodType>(schema: S, items: readonly unknown[], endpoint: string, at: string): Array<z.output<S>> {
   const valid: Array<z.output<S>> = [];
   for (let index = 0; index < items.length; index++) {
-    const checked = checkItem(schema, items[index], endpoint, `${at}[${index}]`);
-    if (checked !== undefined) valid.push(checked);
+    const item = items[index];
+    const checked = check(schema, item, { at: `${at}[${index}]` });
+    if (checked.ok) {
+      valid.push(checked.value);
+      continue;
+    }
+    const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
+    countSkippedItem({
+      endpoint,
+      id: typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 64) : undefined,
+      problem: summarize(checked.problems, MAX_ISSUES),
+      reason: checked.kind,
+    });
   }
   return valid;
-}
-
-/**
- * One listing item checked, or undefined when it fails: then counted for the
- * run by its endpoint, its id when it has one and its first problems (field
- * paths and what is wrong), never by its content.
- */
-export function checkItem<S extends z.ZodType>(schema: S, item: unknown, endpoint: string, at: string): z.output<S> | undefined {
-  const checked = check(schema, item, { at });
-  if (checked.ok) return checked.value;
-  const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
-  countSkippedItem({
-    endpoint,
-    id: typeof id === 'string' || typeof id === 'number' ? String(id).slice(0, 64) : undefined,
-    problem: summarize(checked.problems, MAX_ISSUES),
-    reason: checked.kind,
-  });
-  return undefined;
 }
 
 /**
@@ -123,6 +106,7 @@ export function openEnum<const T extends readonly string[]>(_known: T): z.ZodTyp
 
 /** A field that may be omitted or null, read as undefined then. */
 export const optional = <S extends z.ZodType>(schema: S) => schema.nullish().transform((value) => value ?? undefined);
+export const optionalString = optional(z.string());
 
 /** A string or number identifier, read as a string (APIs differ on ids' JSON type). */
 export const idString = z.union([z.string(), z.number()]).transform((value) => String(value));
@@ -130,13 +114,16 @@ export const idString = z.union([z.string(), z.number()]).transform((value) => S
 /**
  * Parses a JSON body; a malformed body becomes a bounded `parse` error, never
  * a crash. The parser's message is quoted without the piece of the body it
- * cites, which could be anything the body holds.
+ * cites, which could be anything the body holds; the body of a `secret`
+ * answer (a login's, which holds the token) is described by its size alone.
  */
-export function parseJson(response: HttpResponse, endpoint: string): unknown {
+export function parseJson(response: HttpResponse, endpoint: string, secret?: 'login response'): unknown {
   try {
     return JSON.parse(response.text);
   } catch (error) {
+    const size = `a ${response.text.length}-byte`;
+    if (secret) throw new ApiError('parse', endpoint, `malformed JSON in ${size} ${secret}`, response.status);
     const problem = (error as Error).message.replace(/, ".*" is not valid JSON$/s, ' (not valid JSON)').slice(0, 120);
-    throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte body: ${problem}`, response.status);
+    throw new ApiError('parse', endpoint, `malformed JSON in ${size} body: ${problem}`, response.status);
   }
 }

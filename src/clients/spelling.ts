@@ -5,7 +5,7 @@
  * leaves it to the first contact (`apiSpelling: auto`).
  */
 import type { Logger } from 'pino';
-import { ApiError } from './errors';
+import { ApiError, isStatusError } from './errors';
 
 export type ApiSpelling = 'seed' | 'product';
 
@@ -38,25 +38,21 @@ export class SpellingResolver {
   async resolve<T>(attempt: (spelling: ApiSpelling) => Promise<T>): Promise<T> {
     const known = this.found;
     if (known) return attempt(known);
-    let seedNotFound: ApiError;
-    try {
-      const value = await attempt('seed');
-      this.settle('seed');
-      return value;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      seedNotFound = error;
+    const notFound: ApiError[] = [];
+    for (const spelling of ['seed', 'product'] as const) {
+      try {
+        const value = await attempt(spelling);
+        this.settle(spelling);
+        return value;
+      } catch (error) {
+        if (!isStatusError(error, 404)) throw error;
+        notFound.push(error);
+      }
     }
-    try {
-      const value = await attempt('product');
-      this.settle('product');
-      return value;
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-      // Named by the seed's path, the contract's, and saying both were asked: a wrong URL looks like this.
-      const what = `HTTP 404, and 404 in the product spelling too (${error.endpoint})`;
-      throw new ApiError('status', seedNotFound.endpoint, what, 404, { cause: error });
-    }
+    // Named by the seed's path, the contract's, and saying both were asked: a wrong URL looks like this.
+    const [seed, product] = notFound as [ApiError, ApiError];
+    const what = `HTTP 404, and 404 in the product spelling too (${product.endpoint})`;
+    throw new ApiError('status', seed.endpoint, what, 404, { cause: product });
   }
 
   private settle(spelling: ApiSpelling): void {
@@ -64,8 +60,4 @@ export class SpellingResolver {
     this.found = spelling;
     this.logger.info({ api: this.api, spelling }, `${this.api} API spelling detected: ${spelling}`);
   }
-}
-
-function isNotFound(error: unknown): error is ApiError {
-  return error instanceof ApiError && error.kind === 'status' && error.status === 404;
 }

@@ -1,16 +1,18 @@
 /**
  * The login session of a token API (the management service's bearer token,
  * the storage API's X-DD-AUTH-TOKEN): one login shared by every request of the
- * target, renewed shortly before the token's announced end, and replaced once
- * when the API answers 401. Each client says only how its API logs in (the
- * `login` function) and how a token goes on a request (the `send` callback).
+ * target, renewed shortly before the token's announced end, replaced once
+ * when the API answers 401, and ended by a logout when the client closes.
+ * Each client says only how its API hands out a token and carries it (`TokenApi`).
  * Concurrent callers that need a token while a login is running wait for that
  * same login: no login storm.
  */
 import type { Logger } from 'pino';
+import { ApiClient, type ClientDeps } from './api-client';
 import { ApiError } from './errors';
-import type { HttpResponse } from './http';
-import { errorForStatus } from './response';
+import type { HttpRequest, HttpResponse } from './http';
+import { errorForStatus, loginRejected } from './response';
+import type { TargetConfig } from '../config/load';
 import type { Redactor } from '../util/secret';
 import { SingleFlight } from '../util/single-flight';
 
@@ -110,21 +112,6 @@ export class TokenSession {
     return token;
   }
 
-  /**
-   * Ends the session on the server with `logout` (when logged in), bounded by
-   * LOGOUT_TIMEOUT_MS; never throws: a failed logout is only logged.
-   */
-  async close(logout: (token: string, signal: AbortSignal) => Promise<HttpResponse>): Promise<void> {
-    const token = await this.release();
-    if (!token) return;
-    try {
-      const response = await logout(token, AbortSignal.timeout(LOGOUT_TIMEOUT_MS));
-      if (response.status >= 300 && response.status !== 401) this.options.logger?.debug({ status: response.status }, 'logout not accepted');
-    } catch (error) {
-      this.options.logger?.debug({ err: error }, 'logout failed');
-    }
-  }
-
   private async logIn(): Promise<HeldToken> {
     const started = this.clock();
     const { value, expiresInSeconds } = await this.options.login();
@@ -145,4 +132,66 @@ function renewTime(started: number, expiresInSeconds: number | undefined): numbe
   if (expiresInSeconds === undefined) return Number.POSITIVE_INFINITY;
   const ttlMs = expiresInSeconds * 1000;
   return started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1);
+}
+
+/** How a token API hands out a token (`POST {username, password}` to `loginPath`), carries it and ends its session. */
+export interface TokenApi {
+  readonly loginPath: string;
+  readonly logout: Pick<HttpRequest, 'method' | 'path' | 'idempotent'>;
+  /** the header that carries the token */
+  carry(token: string): Record<string, string>;
+  /** the token of a 2xx login answer */
+  issued(response: HttpResponse): IssuedToken;
+}
+
+/** An API client whose requests carry the token of the target's one login session. */
+export abstract class TokenClient extends ApiClient {
+  private readonly session: TokenSession;
+
+  constructor(
+    target: TargetConfig,
+    deps: ClientDeps,
+    private readonly api: TokenApi,
+  ) {
+    super(target, deps);
+    const { logger } = deps;
+    this.session = new TokenSession({ login: () => this.logIn(), loginEndpoint: api.loginPath, logger, redactor: this.http.redactor });
+  }
+
+  /** Sends with the session's token (see TokenSession.send for the 401). */
+  protected send(request: HttpRequest): Promise<HttpResponse> {
+    return this.session.send(request.endpoint, request.signal, (token) =>
+      this.http.request({ ...request, headers: { ...request.headers, ...this.api.carry(token) } }),
+    );
+  }
+
+  /** Logs out (when logged in), then closes the connections; never throws. */
+  override async close(): Promise<void> {
+    await this.logOut();
+    await super.close();
+  }
+
+  /** Ends the session on the server, bounded by LOGOUT_TIMEOUT_MS: a failed logout is only logged. */
+  private async logOut(): Promise<void> {
+    const token = await this.session.release();
+    if (!token) return;
+    const { logout } = this.api;
+    try {
+      const signal = AbortSignal.timeout(LOGOUT_TIMEOUT_MS);
+      const response = await this.http.request({ ...logout, endpoint: logout.path, headers: this.api.carry(token), signal });
+      if (response.status >= 300 && response.status !== 401) this.deps.logger.debug({ status: response.status }, 'logout not accepted');
+    } catch (error) {
+      this.deps.logger.debug({ err: error }, 'logout failed');
+    }
+  }
+
+  /** A refused login (401, 403) is `auth` naming the user; another failure says nothing about the credentials. */
+  private async logIn(): Promise<IssuedToken> {
+    const endpoint = this.api.loginPath;
+    const { username, password } = this.target;
+    const response = await this.http.request({ method: 'POST', endpoint, path: endpoint, body: { username, password: password.reveal() } });
+    if (response.status === 401 || response.status === 403) throw loginRejected(response, endpoint, username);
+    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
+    return this.api.issued(response);
+  }
 }

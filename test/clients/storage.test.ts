@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { startSimulator, type RunningSimulator } from '../../simulator';
-import { StorageClient, restSystemPath, type StorageSystemRef } from '../../src/clients/storage/client';
+import { StorageClient, systemPath, type StorageSystemRef } from '../../src/clients/storage/client';
 import type { ApiError } from '../../src/clients/errors';
 import type { RequestObserver } from '../../src/clients/http';
 import type { TargetConfig } from '../../src/config/load';
@@ -178,7 +178,7 @@ describe('StorageClient against the simulated management center and appliance', 
     });
 
     it('reports a link response where data was expected as a protocol error naming the path', async () => {
-      const resource = restSystemPath('v1.0', systems[0]!.pathId, 'protocols', 'seed');
+      const resource = systemPath('/rest/v1.0', systems[0]!.pathId, 'protocols', 'seed');
       const error = (await center.list(resource, {}, 'protocol', z.object({ name: z.string() })).catch((e: unknown) => e)) as ApiError;
       expect(error).toMatchObject({ kind: 'protocol', endpoint: '/rest/v1.0/store-systems/{id}/protocols' });
       expect(error.message).toContain(`/rest/v1.0/store-systems/${systems[0]!.pathId}/protocols returned a link response`);

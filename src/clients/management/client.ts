@@ -1,14 +1,13 @@
 import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import { httpCoreFor, type ClientDeps } from '../core-factory';
-import { ApiError } from '../errors';
-import type { HttpCore } from '../http';
-import { errorForStatus, loginRejected, parseJson, validate, validateItems } from '../response';
-import { ENDPOINTS, assetCopiesPath, assetPath } from './endpoints';
+import type { ClientDeps } from '../api-client';
+import { ApiError, isStatusError } from '../errors';
+import { parseJson, validate, validateItems } from '../response';
+import { ENDPOINTS, withId } from './endpoints';
 import { and, isIn, type Filter } from './filter';
 import { isLiveCopy, liveCopiesOnly } from './copy-states';
 import { queryString } from '../query-string';
-import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher, type PageRequest } from './paging';
+import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
 import { partitionedRandomPages, type PartitionKey } from './partitioned';
 import {
   activitySchema,
@@ -35,7 +34,7 @@ import {
   type LatestCopy,
   type ProtectionPolicy,
 } from './schemas';
-import { TokenSession, type IssuedToken } from '../token-session';
+import { TokenClient, type TokenApi } from '../token-session';
 
 export interface ListOptions {
   filter?: Filter;
@@ -60,33 +59,18 @@ export const LATEST_COPIES_BATCH = 100;
  * random and serial paging, item checks, and one method per listing the
  * collectors read. Every method takes the collector's AbortSignal.
  */
-export class ManagementClient {
-  protected readonly http: HttpCore;
-  private readonly session: TokenSession;
+export class ManagementClient extends TokenClient {
+  private readonly fetchPage: PageFetcher = (request) => this.fetchJson(request);
 
-  constructor(
-    readonly target: TargetConfig,
-    protected readonly deps: ClientDeps,
-  ) {
-    this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({
-      login: () => this.login(),
-      loginEndpoint: ENDPOINTS.login,
-      logger: deps.logger,
-      redactor: this.http.redactor,
-    });
-  }
-
-  /** logins performed so far */
-  get logins(): number {
-    return this.session.logins;
+  constructor(target: TargetConfig, deps: ClientDeps) {
+    super(target, deps, BEARER_LOGIN);
   }
 
   // ---- listings ---------------------------------------------------------
 
   /** Assets (serial paging). Deleted ones are included when the service lists them: callers check `deleted`. */
   assets(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Asset[]> {
-    return this.serialPages(this.spec(ENDPOINTS.assets, '/api/v2/assets', assetSchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.assets, assetSchema, options), signal);
   }
 
   /**
@@ -95,8 +79,9 @@ export class ManagementClient {
    * deletion-state copies out, and the items are checked again after reading.
    */
   async *assetCopies(assetId: string, options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Copy[]> {
-    const live: ListOptions = { filter: and(options.filter, liveCopiesOnly()), orderby: options.orderby, pageSize: options.pageSize };
-    for await (const page of this.partitionedPages(ENDPOINTS.assetCopies, assetCopiesPath(assetId), copySchema, live, BY_ID, signal)) {
+    const live: ListOptions = { ...options, filter: and(options.filter, liveCopiesOnly()) };
+    const path = withId(ENDPOINTS.assetCopies, assetId);
+    for await (const page of this.partitionedPages(ENDPOINTS.assetCopies, copySchema, live, BY_ID, signal, path)) {
       const copies = page.filter(isLiveCopy);
       if (copies.length > 0) yield copies;
     }
@@ -115,7 +100,7 @@ export class ManagementClient {
     const endpoint = ENDPOINTS.latestCopies;
     const filter = and(isIn('assetId', assetIds), liveCopiesOnly()).toString();
     const path = endpoint + queryString({ filter });
-    const { body, status } = await this.fetchJson({ endpoint, path, idempotent: true, ...(signal ? { signal } : {}) });
+    const { body, status } = await this.fetchJson({ endpoint, path, idempotent: true, signal });
     const envelope = validate(body, endpoint, singlePageEnvelope, status);
     const totalPages = envelope.page?.totalPages;
     if (totalPages != null && totalPages > 1) {
@@ -137,37 +122,34 @@ export class ManagementClient {
       const message = 'copy-metrics lists more rows than random paging may read: the rows past the 10000th are not read';
       this.deps.logger.warn({ endpoint, totalElements, read }, message);
     };
-    const spec: ListSpec<typeof copyMetricsSchema> = { ...this.spec(endpoint, endpoint, copyMetricsSchema, {}), query: {}, cutAtLimit };
-    return randomPages((request) => this.fetchJson(request), spec, signal, this.target.maxConcurrency);
+    return randomPages(this.fetchPage, { ...this.spec(endpoint, copyMetricsSchema, {}), cutAtLimit }, signal, this.target.maxConcurrency);
   }
 
   activities(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Activity[]> {
-    return this.serialPages(this.spec(ENDPOINTS.activities, '/api/v2/activities', activitySchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.activities, activitySchema, options), signal);
   }
 
   auditLogs(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<AuditLog[]> {
-    return this.serialPages(this.spec(ENDPOINTS.auditLogs, '/api/v2/audit-logs', auditLogSchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.auditLogs, auditLogSchema, options), signal);
   }
 
   alerts(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Alert[]> {
-    return this.serialPages(this.spec(ENDPOINTS.alerts, '/api/v2/alerts', alertSchema, options), signal);
+    return serialPages(this.fetchPage, this.spec(ENDPOINTS.alerts, alertSchema, options), signal);
   }
 
   /** Random paging; over 10,000 results, in ranges of id. */
   protectionPolicies(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ProtectionPolicy[]> {
-    const { protectionPolicies } = ENDPOINTS;
-    return this.partitionedPages(protectionPolicies, protectionPolicies, protectionPolicySchema, options, BY_ID, signal);
+    return this.partitionedPages(ENDPOINTS.protectionPolicies, protectionPolicySchema, options, BY_ID, signal);
   }
 
   /** Random paging; over 10,000 results, in ranges of assetId (a result has no id; its assetId may be null). */
   complianceDetails(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<ComplianceDetail[]> {
-    const { complianceDetails } = ENDPOINTS;
-    return this.partitionedPages(complianceDetails, complianceDetails, complianceSchema, options, BY_ASSET_ID, signal);
+    return this.partitionedPages(ENDPOINTS.complianceDetails, complianceSchema, options, BY_ASSET_ID, signal);
   }
 
   /** Random paging; over 10,000 results, in ranges of id. */
   inventorySources(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<InventorySource[]> {
-    return this.partitionedPages(ENDPOINTS.inventorySources, '/api/v2/inventory-sources', inventorySourceSchema, options, BY_ID, signal);
+    return this.partitionedPages(ENDPOINTS.inventorySources, inventorySourceSchema, options, BY_ID, signal);
   }
 
   /**
@@ -177,7 +159,7 @@ export class ManagementClient {
    */
   async cloudDrSessions(signal?: AbortSignal): Promise<CloudDrSession[]> {
     const endpoint = ENDPOINTS.cloudDrSessions;
-    const spec = this.spec(endpoint, endpoint, cloudDrSessionSchema, {});
+    const spec = this.spec(endpoint, cloudDrSessionSchema, {});
     const fetchPage: PageFetcher = async (request) => {
       const answer = await this.fetchJson(request);
       return { body: asRandomPage(answer.body), status: answer.status };
@@ -193,93 +175,52 @@ export class ManagementClient {
    */
   partitionedPages<S extends z.ZodType>(
     endpoint: string,
-    path: string,
     schema: S,
     options: ListOptions,
     key: PartitionKey,
     signal?: AbortSignal,
+    path = endpoint,
   ): AsyncGenerator<Array<z.output<S>>> {
-    const listing = {
-      specFor: (filter: Filter | undefined) => this.spec(endpoint, path, schema, { ...options, filter }),
-      filter: options.filter,
-      key,
-    };
-    return partitionedRandomPages((request) => this.fetchJson(request), listing, signal, this.deps.logger, this.target.maxConcurrency);
-  }
-
-  /** Serial (queryState) paging of any listing that offers it, with its item schema. */
-  serialPages<S extends z.ZodType>(spec: ListSpec<S>, signal?: AbortSignal): AsyncGenerator<Array<z.output<S>>> {
-    return serialPages((request) => this.fetchJson(request), spec, signal);
+    const spec = this.spec(endpoint, schema, options, path);
+    return partitionedRandomPages(this.fetchPage, spec, key, signal, this.deps.logger, this.target.maxConcurrency);
   }
 
   /** One asset by id (GET /api/v2/assets/{id}); undefined when the service answers 404. */
   async asset(assetId: string, signal?: AbortSignal): Promise<Asset | undefined> {
     try {
-      const { body, status } = await this.fetchJson({ endpoint: ENDPOINTS.asset, path: assetPath(assetId), ...(signal ? { signal } : {}) });
+      const { body, status } = await this.fetchJson({ endpoint: ENDPOINTS.asset, path: withId(ENDPOINTS.asset, assetId), signal });
       return validate(body, ENDPOINTS.asset, assetSchema, status);
     } catch (error) {
-      if (error instanceof ApiError && error.kind === 'status' && error.status === 404) return undefined;
+      if (isStatusError(error, 404)) return undefined;
       throw error;
     }
   }
 
-  /** A GET with the bearer token (see TokenSession.send for the 401); the parsed JSON of a 2xx answer, an ApiError otherwise. */
-  async fetchJson(request: PageRequest): Promise<{ body: unknown; status: number }> {
-    const response = await this.session.send(request.endpoint, request.signal, (token) =>
-      this.http.request({ method: 'GET', ...request, headers: bearer(token) }),
-    );
-    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, request.endpoint);
-    return { body: parseJson(response, request.endpoint), status: response.status };
-  }
-
-  /** Logs out (when logged in) and closes the connections; never throws. */
-  async close(): Promise<void> {
-    const { logout } = ENDPOINTS;
-    await this.session.close((token, signal) =>
-      this.http.request({ method: 'POST', endpoint: logout, path: logout, headers: bearer(token), signal, idempotent: false }),
-    );
-    await this.http.close();
-  }
-
   // ---- internals --------------------------------------------------------
 
-  private spec<S extends z.ZodType>(endpoint: string, path: string, schema: S, options: ListOptions): ListSpec<S> {
+  private spec<S extends z.ZodType>(endpoint: string, schema: S, options: ListOptions, path = endpoint): ListSpec<S> {
     return {
       endpoint,
       path,
       schema,
       pageSize: options.pageSize ?? this.target.pageSize,
       maxItems: this.target.maxListingItems,
-      query: { filter: options.filter?.toString(), orderby: options.orderby },
+      filter: options.filter,
+      orderby: options.orderby,
     };
   }
+}
 
-  private async login(): Promise<IssuedToken> {
-    const endpoint = ENDPOINTS.login;
-    const response = await this.http.request({
-      method: 'POST',
-      endpoint,
-      path: endpoint,
-      body: { username: this.target.username, password: this.target.password.reveal() },
-    });
-    const rejected = loginRejected(response, endpoint, this.target.username);
-    if (rejected) throw rejected;
-    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
-    let body: unknown;
-    try {
-      body = JSON.parse(response.text);
-    } catch {
-      // No parser message here: it may quote part of the body, which holds the token.
-      throw new ApiError('parse', endpoint, `malformed JSON in a ${response.text.length}-byte login response`, response.status);
-    }
-    const parsed = validate(body, endpoint, loginResponseSchema, response.status);
+/** The management service's bearer login: the token and its lifetime in the JSON answer, ended by POST /logout. */
+const BEARER_LOGIN: TokenApi = {
+  loginPath: ENDPOINTS.login,
+  logout: { method: 'POST', path: ENDPOINTS.logout, idempotent: false },
+  carry: (token) => ({ authorization: `Bearer ${token}` }),
+  issued(response) {
+    const parsed = validate(parseJson(response, ENDPOINTS.login, 'login response'), ENDPOINTS.login, loginResponseSchema, response.status);
     return { value: parsed.access_token, expiresInSeconds: parsed.expires_in ?? DEFAULT_TOKEN_TTL_SECONDS };
-  }
-}
-
-function bearer(token: string): Record<string, string> {
-  return { authorization: `Bearer ${token}` };
-}
+  },
+};
 
 /** latest-copies' answer: one page, whatever page information it carries */
 const singlePageEnvelope = z.object({

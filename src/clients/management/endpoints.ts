@@ -19,12 +19,7 @@ export const ENDPOINTS = {
   alerts: '/api/v2/alerts',
 } as const;
 
-/** The concrete path of one asset, with the id escaped. */
-export function assetPath(assetId: string): string {
-  return `/api/v2/assets/${encodeURIComponent(assetId)}`;
-}
-
-/** The concrete path of a per-asset endpoint, with the id escaped. */
-export function assetCopiesPath(assetId: string): string {
-  return `/api/v2/assets/${encodeURIComponent(assetId)}/copies`;
+/** The concrete path of an endpoint template: `{id}` replaced by the id, escaped. */
+export function withId(endpoint: string, id: string): string {
+  return endpoint.replace('{id}', encodeURIComponent(id));
 }

@@ -16,29 +16,24 @@
  */
 import pLimit from 'p-limit';
 import { z } from 'zod';
+import type { GetRequest, JsonAnswer } from '../api-client';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
+import type { Filter } from './filter';
 import { validate, validateItems } from '../response';
 
-/** One GET; `idempotent: false` forbids retries that could resend the request. */
-export interface PageRequest {
-  endpoint: string;
-  path: string;
-  idempotent?: boolean;
-  signal?: AbortSignal;
-}
-
-/** Fetches one page and returns its parsed JSON body. */
-export type PageFetcher = (request: PageRequest & { idempotent: boolean }) => Promise<{ body: unknown; status: number }>;
+/** Fetches one page (a GET) and returns its parsed JSON body. */
+export type PageFetcher = (request: GetRequest) => Promise<JsonAnswer>;
 
 export interface ListSpec<S extends z.ZodType> {
   /** path template for metrics, e.g. /api/v2/assets/{id}/copies */
   endpoint: string;
   /** concrete path without query string */
   path: string;
-  /** further query parameters (filter, orderby) */
-  query?: Record<string, string | undefined>;
+  filter?: Filter | undefined;
+  /** e.g. "createTime DESC" */
+  orderby?: string | undefined;
   /** item schema */
   schema: S;
   pageSize: number;
@@ -92,6 +87,7 @@ export async function* randomPages<S extends z.ZodType>(
   spec: ListSpec<S>,
   signal: AbortSignal | undefined,
   concurrency = 1,
+  firstPage?: JsonAnswer,
 ): AsyncGenerator<Array<z.output<S>>> {
   const limit = pLimit(Math.max(1, concurrency));
   const ahead = new Map<number, ReturnType<PageFetcher>>();
@@ -99,13 +95,9 @@ export async function* randomPages<S extends z.ZodType>(
   let abandon: AbortController | undefined;
   let requested = 0;
   const request = (page: number): ReturnType<PageFetcher> => {
-    let pageSignal = signal;
-    if (page > 1) {
-      abandon ??= new AbortController();
-      pageSignal = signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal;
-    }
-    const path = spec.path + queryString(spec.query, { page, pageSize: spec.pageSize });
-    return fetchPage({ endpoint: spec.endpoint, path, idempotent: true, ...(pageSignal ? { signal: pageSignal } : {}) });
+    if (page === 1) return firstPage ? Promise.resolve(firstPage) : fetchPage(randomPageRequest(spec, 1, signal));
+    abandon ??= new AbortController();
+    return fetchPage(randomPageRequest(spec, page, signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal));
   };
   const requestUpTo = (last: number): void => {
     while (requested < last) {
@@ -132,6 +124,17 @@ export async function* randomPages<S extends z.ZodType>(
       abandon?.abort();
     }
   }
+}
+
+/** The query parameters that say what is listed (a serial listing sends them with BEGIN only). */
+function listQuery(spec: ListSpec<z.ZodType>): Record<string, string | undefined> {
+  return { filter: spec.filter?.toString(), orderby: spec.orderby };
+}
+
+/** The request for one page of a random-paged listing. */
+export function randomPageRequest(spec: ListSpec<z.ZodType>, page: number, signal: AbortSignal | undefined): GetRequest {
+  const path = spec.path + queryString(listQuery(spec), { page, pageSize: spec.pageSize });
+  return { endpoint: spec.endpoint, path, idempotent: true, signal };
 }
 
 /**
@@ -181,14 +184,14 @@ export async function* serialPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Array<z.output<S>>> {
   const used = new Set<string>();
-  let query: Record<string, string | number | undefined> = { ...spec.query, pageSize: spec.pageSize, queryState: 'BEGIN' };
+  let query: Record<string, string | number | undefined> = { ...listQuery(spec), pageSize: spec.pageSize, queryState: 'BEGIN' };
   for (let page = 1; ; page++) {
     const { body, status } = await fetchPage({
       endpoint: spec.endpoint,
       path: spec.path + queryString(query),
       // BEGIN may be repeated freely; a later token is spent by its first use.
       idempotent: page === 1,
-      ...(signal ? { signal } : {}),
+      signal,
     });
     const envelope = validate(body, spec.endpoint, serialEnvelope, status);
     const next = envelope.page.queryState;

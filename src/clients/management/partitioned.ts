@@ -22,9 +22,9 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ApiError } from '../errors';
-import { queryString } from '../query-string';
 import { and, isNull, lt, ge, type Filter } from './filter';
-import { RANDOM_PAGING_LIMIT, randomPages, randomPagingTotal, type ListSpec, type PageFetcher } from './paging';
+import type { JsonAnswer } from '../api-client';
+import { RANDOM_PAGING_LIMIT, randomPageRequest, randomPages, randomPagingTotal, type ListSpec, type PageFetcher } from './paging';
 
 /** The field the ranges are taken on, and whether a row may lack it (then `eq null` is a partition of its own). */
 export interface PartitionKey {
@@ -44,25 +44,17 @@ interface KeyRange {
   hi: number;
 }
 
-export interface PartitionedListing<S extends z.ZodType> {
-  /** the listing's spec for a filter (the caller's filter ANDed with a range, or the caller's alone) */
-  specFor(filter: Filter | undefined): ListSpec<S>;
-  /** the caller's filter */
-  filter: Filter | undefined;
-  key: PartitionKey;
-}
-
 export async function* partitionedRandomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
-  listing: PartitionedListing<S>,
+  whole: ListSpec<S>,
+  key: PartitionKey,
   signal: AbortSignal | undefined,
   logger: Logger,
   concurrency = 1,
 ): AsyncGenerator<Array<z.output<S>>> {
-  const whole = listing.specFor(listing.filter);
   const probe = await firstPage(fetchPage, whole, signal);
   if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {
-    yield* randomPages(servingFirst(fetchPage, probe.answer), whole, signal, concurrency);
+    yield* randomPages(fetchPage, whole, signal, concurrency, probe.answer);
     return;
   }
   if (probe.total > whole.maxItems) {
@@ -70,13 +62,13 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     const what = `the service counts ${probe.total} results: more than maxListingItems (${whole.maxItems})`;
     throw new ApiError('protocol', whole.endpoint, what, probe.answer.status);
   }
-  const { field, nullable } = listing.key;
+  const { field, nullable } = key;
   const pending: Array<KeyRange | 'null'> = split({ lo: 0, hi: KEY_SPACE }, probe.total);
   if (nullable) pending.push('null');
   let readTotal = 0;
   let ranges = 0;
   for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
-    const spec = listing.specFor(and(listing.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)));
+    const spec = { ...whole, filter: and(whole.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)) };
     const first = await firstPage(fetchPage, spec, signal);
     const total = first.total ?? 0;
     if (total > RANDOM_PAGING_LIMIT) {
@@ -90,7 +82,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     }
     ranges += 1;
     readTotal += total;
-    yield* randomPages(servingFirst(fetchPage, first.answer), spec, signal, concurrency);
+    yield* randomPages(fetchPage, spec, signal, concurrency, first.answer);
   }
   // The ranges cover the key space, so a difference is the list changing while it was read.
   const level = readTotal === probe.total ? 'debug' : 'warn';
@@ -98,30 +90,13 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   logger[level](fields, 'random-paged listing read in ranges of the key (over 10000 results)');
 }
 
-type Answer = Awaited<ReturnType<PageFetcher>>;
-
 async function firstPage<S extends z.ZodType>(
   fetchPage: PageFetcher,
   spec: ListSpec<S>,
   signal: AbortSignal | undefined,
-): Promise<{ answer: Answer; total: number | undefined }> {
-  const answer = await fetchPage({
-    endpoint: spec.endpoint,
-    path: spec.path + queryString(spec.query, { page: 1, pageSize: spec.pageSize }),
-    idempotent: true,
-    ...(signal ? { signal } : {}),
-  });
+): Promise<{ answer: JsonAnswer; total: number | undefined }> {
+  const answer = await fetchPage(randomPageRequest(spec, 1, signal));
   return { answer, total: randomPagingTotal(answer.body, spec.endpoint, answer.status) };
-}
-
-/** A fetcher whose first request is answered with an answer already in hand (that request is page 1). */
-function servingFirst(fetchPage: PageFetcher, first: Answer): PageFetcher {
-  let served = false;
-  return (request) => {
-    if (served) return fetchPage(request);
-    served = true;
-    return Promise.resolve(first);
-  };
 }
 
 /** `total` rows' worth of a range in pieces of about ROWS_PER_RANGE: at least two, at most as many as it has points. */

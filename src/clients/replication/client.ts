@@ -1,11 +1,12 @@
 import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import { httpCoreFor, type ClientDeps } from '../core-factory';
+import { ApiClient, type ClientDeps } from '../api-client';
 import { ApiError } from '../errors';
-import type { HttpCore } from '../http';
-import { checkItem, expectStatus, parseBody, parseJson } from '../response';
+import type { HttpRequest, HttpResponse } from '../http';
+import { queryString } from '../query-string';
+import { validate, validateItems } from '../response';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
-import { listQueryString, renamedQuery, type ListQuery } from './query';
+import { listQuery, renamedQuery, type ListQuery } from './query';
 import {
   groupSchema,
   protectedVmSchema,
@@ -90,15 +91,11 @@ function namesSpelledFields(query: ListQuery): boolean {
  * on the cluster list, whose path differs) and ask only its names; records
  * come back in the seed's names either way.
  */
-export class ReplicationClient {
-  protected readonly http: HttpCore;
+export class ReplicationClient extends ApiClient {
   private readonly spelling: SpellingResolver;
 
-  constructor(
-    readonly target: TargetConfig,
-    protected readonly deps: ClientDeps,
-  ) {
-    this.http = httpCoreFor(target, deps);
+  constructor(target: TargetConfig, deps: ClientDeps) {
+    super(target, deps);
     this.spelling = new SpellingResolver(target.apiSpelling, 'replication', deps.logger);
   }
 
@@ -117,8 +114,8 @@ export class ReplicationClient {
     return this.spelling.resolve(async (spelling) => {
       const base = BASE + CLUSTER_PATHS[spelling].one;
       const endpoint = `${base}/{id}`;
-      const response = await this.get(`${base}/${encodeURIComponent(id)}`, endpoint, signal);
-      return parseBody(response, endpoint, repClusterSchema);
+      const { body, status } = await this.fetchJson({ endpoint, path: `${base}/${encodeURIComponent(id)}`, signal });
+      return validate(body, endpoint, repClusterSchema, status);
     });
   }
 
@@ -139,11 +136,6 @@ export class ReplicationClient {
     return this.spelling.known ?? 'seed';
   }
 
-  /** The plugin has no session to end: closes the connections. */
-  async close(): Promise<void> {
-    await this.http.close();
-  }
-
   private async list<T extends z.ZodRawShape, F extends keyof z.output<z.ZodObject<T>>>(
     resource: string,
     schema: z.ZodObject<T>,
@@ -152,31 +144,19 @@ export class ReplicationClient {
     serverNames?: Readonly<Record<string, string>>,
   ): Promise<Pick<z.output<z.ZodObject<T>>, F>[]> {
     const endpoint = BASE + resource;
-    const response = await this.get(endpoint + listQueryString(serverNames ? renamedQuery(query, serverNames) : query), endpoint, signal);
-    const body = parseJson(response, endpoint);
+    const path = endpoint + queryString(listQuery(serverNames ? renamedQuery(query, serverNames) : query));
+    const { body, status } = await this.fetchJson({ endpoint, path, signal });
     const problem = `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`;
-    if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, problem, response.status);
-    // Item by item: a bad item is skipped and counted, named by its index.
-    const item = itemSchema(schema, query.fields);
-    const items: unknown[] = [];
+    if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, problem, status);
     const renames = serverNames ? Object.entries(serverNames) : [];
-    (body as unknown[]).forEach((raw, index) => {
-      const checked = checkItem(item, withInternalNames(raw, renames), endpoint, `[${index}]`);
-      if (checked !== undefined) items.push(checked);
-    });
+    // Item by item: a bad item is skipped and counted, named by its index.
+    const items = validateItems(itemSchema(schema, query.fields), body.map((raw) => withInternalNames(raw, renames)), endpoint, '');
     return items as Pick<z.output<z.ZodObject<T>>, F>[];
   }
 
-  private async get(path: string, endpoint: string, signal: AbortSignal | undefined) {
-    const response = await this.http.request({
-      method: 'GET',
-      path,
-      endpoint,
-      headers: { authorization: this.basicAuthorization() },
-      ...(signal ? { signal } : {}),
-    });
-    expectStatus(response, endpoint);
-    return response;
+  /** HTTP Basic on every request: the plugin has no session. */
+  protected send(request: HttpRequest): Promise<HttpResponse> {
+    return this.http.request({ ...request, headers: { ...request.headers, authorization: this.basicAuthorization() } });
   }
 
   /** Built per request, so the revealed password is never kept in a field that could be logged. */

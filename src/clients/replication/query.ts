@@ -1,9 +1,9 @@
 /**
  * The plugin's list query language (seed, "Query parameters on list
  * endpoints"): `?<field>=<v1>,<v2>` filters (all fields apply), `sort=a,-b`,
- * `fields=a,b`. Values are percent-encoded one by one and joined with a literal
- * comma, because the comma is the list separator and must stay a comma.
+ * `fields=a,b`, written by queryString (a list's values joined by a literal comma).
  */
+import type { QueryValue } from '../query-string';
 
 /** Filters: field name -> one value or several (any of them matches). */
 export type ListFilter = Readonly<Record<string, string | number | boolean | readonly (string | number | boolean)[]>>;
@@ -24,25 +24,24 @@ export function desc(field: string): string {
   return `-${field}`;
 }
 
-/** The query string (with its leading "?", or "" when empty) for a list request. */
-export function listQueryString(query: ListQuery): string {
-  const parts: string[] = [];
+/** The query parameters of a list request (queryString sends them), its field names checked. */
+export function listQuery(query: ListQuery): Record<string, QueryValue> {
+  const params: Record<string, QueryValue> = {};
   for (const [field, value] of Object.entries(query.filter ?? {})) {
     if (RESERVED.has(field)) throw new Error(`"${field}" is not a filterable field name`);
     checkField(field);
-    const values = (Array.isArray(value) ? value : [value]) as readonly (string | number | boolean)[];
-    if (values.length === 0) throw new Error(`filter on ${field} needs at least one value`);
-    parts.push(`${encodeURIComponent(field)}=${values.map((v) => encodeURIComponent(String(v))).join(',')}`);
+    if (Array.isArray(value) && value.length === 0) throw new Error(`filter on ${field} needs at least one value`);
+    params[field] = value;
   }
   if (query.sort && query.sort.length > 0) {
     for (const key of query.sort) checkField(key.replace(/^[-+]/, ''));
-    parts.push(`sort=${query.sort.map(encodeURIComponent).join(',')}`);
+    params.sort = query.sort;
   }
   if (query.fields.length > 0) {
     for (const field of query.fields) checkField(field);
-    parts.push(`fields=${[...new Set(query.fields)].map(encodeURIComponent).join(',')}`);
+    params.fields = [...new Set(query.fields)];
   }
-  return parts.length > 0 ? `?${parts.join('&')}` : '';
+  return params;
 }
 
 /** Field names come from code, not from users: a bad one is a programming error. */

@@ -9,9 +9,7 @@
  * and a number on the products): what is not read cannot fail a listing.
  */
 import { z } from 'zod';
-import { idString, openEnum, optional } from '../response';
-
-const optionalString = optional(z.string());
+import { idString, openEnum, optional, optionalString } from '../response';
 
 export const VM_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 export const VM_ROLES = ['PRODUCTION', 'REPLICA'] as const;
@@ -32,7 +30,7 @@ export const groupSchema = z.object({
   id: idString.optional(),
   name: z.string(),
   status: optionalString,
-  enabled: z.boolean().nullish().transform((value) => value ?? undefined),
+  enabled: optional(z.boolean()),
 });
 
 export const vmdkSchema = z.object({
@@ -54,7 +52,7 @@ export const protectedVmSchema = z.object({
   hvMgrName: optionalString,
   repClusterId: optionalString,
   repClusterName: optionalString,
-  guestOsType: openEnum(GUEST_OS_TYPES).nullish().transform((value) => value ?? undefined),
+  guestOsType: optional(openEnum(GUEST_OS_TYPES)),
   role: openEnum(VM_ROLES),
   status: openEnum(VM_STATUSES),
   vmToolsVersion: optionalString,

@@ -1,12 +1,11 @@
 import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import { httpCoreFor, type ClientDeps } from '../core-factory';
-import { ApiError } from '../errors';
-import type { HttpCore } from '../http';
+import type { ClientDeps } from '../api-client';
+import { ApiError, isStatusError } from '../errors';
 import { queryString } from '../query-string';
-import { errorForStatus, parseJson, validate } from '../response';
+import { validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
-import { apiSystemPath, plainSystemId, restPath, restSystemPath, systemPathSegment, systemsCollection, type ResourcePath } from './paths';
+import { plainSystemId, systemPath, systemPathSegment, systemsPath, type ResourcePath } from './paths';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
 import {
   capacitySampleSchema,
@@ -22,12 +21,11 @@ import {
   type StorageAlert,
   type SystemDetails,
 } from './schemas';
-import { AUTH_PATH, TOKEN_HEADER, storageLogin } from './auth';
-import { TokenSession } from '../token-session';
+import { TokenClient, type TokenApi } from '../token-session';
 import { SingleFlight } from '../../util/single-flight';
 
 export * from './schemas';
-export { restSystemPath, type ResourcePath } from './paths';
+export { systemPath, type ResourcePath } from './paths';
 
 export type StorageMode = 'appliance' | 'center';
 
@@ -54,7 +52,7 @@ export const DISCOVERY_TTL_MS = 60_000;
 /** The real appliance and management center refuse pages larger than this; the seed sets no limit. */
 export const MAX_STORAGE_PAGE_SIZE = 200;
 /** Statuses of GET /rest/v1.0/store-systems by which a server says it lists no managed systems (it is an appliance). */
-const NO_SYSTEM_LIST_STATUSES = new Set([400, 404, 405, 501]);
+const NO_SYSTEM_LIST_STATUSES = [400, 404, 405, 501];
 const ACTIVE = { filter: 'status=active' };
 
 /**
@@ -71,24 +69,13 @@ const ACTIVE = { filter: 'status=active' };
  *   every system of `GET /rest/v1.0/store-systems` by its id; unset = decided
  *   from that list (see discover()).
  */
-export class StorageClient {
-  protected readonly http: HttpCore;
-  private readonly session: TokenSession;
+export class StorageClient extends TokenClient {
   private readonly spelling: SpellingResolver;
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
   private readonly discovery = new SingleFlight(() => this.runDiscovery());
 
-  constructor(
-    readonly target: TargetConfig,
-    protected readonly deps: ClientDeps,
-  ) {
-    this.http = httpCoreFor(target, deps);
-    this.session = new TokenSession({
-      login: () => storageLogin(this.http, target),
-      loginEndpoint: AUTH_PATH,
-      logger: deps.logger,
-      redactor: this.http.redactor,
-    });
+  constructor(target: TargetConfig, deps: ClientDeps) {
+    super(target, deps, STORAGE_LOGIN);
     this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
   }
 
@@ -118,7 +105,7 @@ export class StorageClient {
 
   /** GET /rest/v1.0/system: the server itself (on a management center, the center). */
   async systemDetails(signal?: AbortSignal): Promise<SystemDetails> {
-    const resource = restPath('v1.0', 'system');
+    const resource = { path: '/rest/v1.0/system', endpoint: '/rest/v1.0/system' };
     const body = await this.getJson(resource, signal);
     rejectLinkResponse(body, 'name', resource.endpoint, resource.path);
     return validate(body, resource.endpoint, systemDetailsSchema);
@@ -127,7 +114,7 @@ export class StorageClient {
   /** GET /rest/v1.0/store-systems (dd-systems): the systems a management center manages. */
   async managedSystems(signal?: AbortSignal): Promise<ManagedSystem[]> {
     return this.spelling.resolve((spelling) =>
-      this.list(restPath('v1.0', systemsCollection(spelling)), {}, 'system', managedSystemSchema, signal),
+      this.list(systemsPath('/rest/v1.0', spelling), {}, 'system', managedSystemSchema, signal),
     );
   }
 
@@ -137,7 +124,7 @@ export class StorageClient {
    */
   async latestCapacity(system: StorageSystemRef, tier: CapacityTier, signal?: AbortSignal): Promise<TierCapacity | undefined> {
     return this.spelling.resolve(async (spelling) => {
-      const resource = restSystemPath('v2.0', system.pathId, 'stats/capacity', spelling);
+      const resource = systemPath('/rest/v2.0', system.pathId, 'stats/capacity', spelling);
       const query = { tier, sort: '-collection_epoch', size: 1 };
       const body = await this.getJson(resource, signal, query);
       const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
@@ -151,7 +138,7 @@ export class StorageClient {
   /** Active alerts: `GET /rest/v1.0/store-systems/{id}/alerts?filter=status=active`, every page. */
   async activeAlerts(system: StorageSystemRef, signal?: AbortSignal): Promise<StorageAlert[]> {
     const alerts = await this.spelling.resolve((spelling) =>
-      this.list(restSystemPath('v1.0', system.pathId, 'alerts', spelling), ACTIVE, 'alert_list', storageAlertSchema, signal),
+      this.list(systemPath('/rest/v1.0', system.pathId, 'alerts', spelling), ACTIVE, 'alert_list', storageAlertSchema, signal),
     );
     // The filter is the server's job; checking again keeps cleared alerts out if it is ignored
     // (an alert without a status was served for status=active, and counts).
@@ -161,16 +148,8 @@ export class StorageClient {
   /** MTree replication contexts: `GET /api/v1/store-systems/{id}/mtree-replications`. */
   async replicationContexts(system: StorageSystemRef, signal?: AbortSignal): Promise<ReplicationContext[]> {
     return this.spelling.resolve((spelling) =>
-      this.list(apiSystemPath('v1', system.pathId, 'mtree-replications', spelling), {}, 'contexts', replicationContextSchema, signal),
+      this.list(systemPath('/api/v1', system.pathId, 'mtree-replications', spelling), {}, 'contexts', replicationContextSchema, signal),
     );
-  }
-
-  /** Logs out (DELETE /rest/v1.0/auth) and closes the connections. */
-  async close(): Promise<void> {
-    await this.session.close((token, signal) =>
-      this.http.request({ method: 'DELETE', path: AUTH_PATH, endpoint: AUTH_PATH, headers: { [TOKEN_HEADER]: token }, signal }),
-    );
-    await this.http.close();
   }
 
   private async runDiscovery(): Promise<StorageDiscovery> {
@@ -196,7 +175,7 @@ export class StorageClient {
     try {
       return await this.managedSystems();
     } catch (error) {
-      if (error instanceof ApiError && error.kind === 'status' && NO_SYSTEM_LIST_STATUSES.has(error.status ?? 0)) return undefined;
+      if (isStatusError(error, ...NO_SYSTEM_LIST_STATUSES)) return undefined;
       throw error;
     }
   }
@@ -205,7 +184,7 @@ export class StorageClient {
    * Every item of a paged list (pages 0, 1, ... of target.pageSize, at most MAX_STORAGE_PAGE_SIZE) under
    * `key`, validated with `itemSchema`: the building block of the list methods
    * above, public for resources they do not cover yet (e.g. mtrees).
-   * Build `resource` with restPath/restSystemPath/apiSystemPath.
+   * Build `resource` with systemPath or systemsPath.
    */
   async list<T extends z.ZodType>(
     resource: ResourcePath,
@@ -227,22 +206,33 @@ export class StorageClient {
     return items;
   }
 
-  /** GET with the session's token (see TokenSession.send for the 401), a 200 required, JSON parsed. */
+  /** GET with the session's token (see TokenSession.send for the 401), a 2xx required, JSON parsed. */
   private async getJson(resource: ResourcePath, signal?: AbortSignal, query: Record<string, string | number> = {}): Promise<unknown> {
-    const { endpoint } = resource;
-    const response = await this.session.send(endpoint, signal, (token) =>
-      this.http.request({
-        method: 'GET',
-        path: resource.path + queryString(query),
-        endpoint,
-        headers: { accept: 'application/json', [TOKEN_HEADER]: token },
-        ...(signal ? { signal } : {}),
-      }),
-    );
-    if (response.status !== 200) throw errorForStatus(response, endpoint);
-    return parseJson(response, endpoint);
+    return (await this.fetchJson({ endpoint: resource.endpoint, path: resource.path + queryString(query), signal })).body;
   }
 }
+
+const AUTH_PATH = '/rest/v1.0/auth';
+const TOKEN_HEADER = 'x-dd-auth-token';
+
+/**
+ * The storage API's login (api-notes): `POST /rest/v1.0/auth` answers 201 with
+ * the token in `X-DD-AUTH-TOKEN`, which lives until the API refuses it;
+ * `DELETE /rest/v1.0/auth` ends the session.
+ */
+const STORAGE_LOGIN: TokenApi = {
+  loginPath: AUTH_PATH,
+  logout: { method: 'DELETE', path: AUTH_PATH },
+  carry: (token) => ({ [TOKEN_HEADER]: token }),
+  issued(response) {
+    const header = response.headers[TOKEN_HEADER];
+    const token = Array.isArray(header) ? header[0] : header;
+    if (!token) {
+      throw new ApiError('protocol', AUTH_PATH, `login answered ${response.status} without an X-DD-AUTH-TOKEN header`, response.status);
+    }
+    return { value: token, expiresInSeconds: undefined };
+  },
+};
 
 /**
  * One tier's capacity from a capacity sample. The real products carry it only

@@ -9,8 +9,8 @@
  */
 import type { ApiSpelling } from '../spelling';
 
-export type RestVersion = 'v1.0' | 'v2.0' | 'v3.0';
-export type ApiVersion = 'v1' | 'v2' | 'v3';
+/** The path forms and versions the exporter reads resources at. */
+export type ApiBase = `/rest/v${'1.0' | '2.0' | '3.0'}` | `/api/v${1 | 2 | 3}`;
 
 export interface ResourcePath {
   /** what is sent, e.g. /rest/v2.0/store-systems/ab12%3Acd34/stats/capacity (or dd-systems) */
@@ -19,32 +19,16 @@ export interface ResourcePath {
   endpoint: string;
 }
 
-/** The name of the systems collection in a spelling. */
-export function systemsCollection(spelling: ApiSpelling): string {
-  return spelling === 'product' ? 'dd-systems' : 'store-systems';
-}
-
-/** `/rest/<version>/<systems>/<SYSTEM-ID>/<resource>` */
-export function restSystemPath(version: RestVersion, systemPathId: string, resource: string, spelling: ApiSpelling): ResourcePath {
-  return systemPath(`/rest/${version}/${systemsCollection(spelling)}`, systemPathId, resource);
-}
-
-/** `/api/<version>/<systems>/<SYSTEM-ID>/<resource>` */
-export function apiSystemPath(version: ApiVersion, systemPathId: string, resource: string, spelling: ApiSpelling): ResourcePath {
-  return systemPath(`/api/${version}/${systemsCollection(spelling)}`, systemPathId, resource);
-}
-
-/** A path without a SYSTEM-ID, e.g. `/rest/v1.0/system`. */
-export function restPath(version: RestVersion, resource: string): ResourcePath {
-  const path = `/rest/${version}/${resource}`;
+/** The systems collection under `base` in a spelling, e.g. `/rest/v1.0/store-systems`. */
+export function systemsPath(base: ApiBase, spelling: ApiSpelling): ResourcePath {
+  const path = `${base}/${spelling === 'product' ? 'dd-systems' : 'store-systems'}`;
   return { path, endpoint: path };
 }
 
-function systemPath(collectionBase: string, systemPathId: string, resource: string): ResourcePath {
-  return {
-    path: `${collectionBase}/${systemPathId}/${resource}`,
-    endpoint: `${collectionBase}/{id}/${resource}`,
-  };
+/** `<base>/<systems>/<SYSTEM-ID>/<resource>`, the SYSTEM-ID a `{id}` in the endpoint. */
+export function systemPath(base: ApiBase, systemPathId: string, resource: string, spelling: ApiSpelling): ResourcePath {
+  const endpoint = `${systemsPath(base, spelling).path}/{id}/${resource}`;
+  return { path: endpoint.replace('{id}', systemPathId), endpoint };
 }
 
 /**

@@ -6,9 +6,8 @@
  * does not void a whole list. Byte counts are integers in JSON numbers.
  */
 import { z } from 'zod';
-import { idString, openEnum, optional } from '../response';
+import { idString, openEnum, optional, optionalString } from '../response';
 
-const optionalString = optional(z.string());
 const optionalNumber = optional(z.number());
 const bytes = z.number().nonnegative();
 

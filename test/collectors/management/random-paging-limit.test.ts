@@ -133,7 +133,7 @@ it('fails a listing rather than ask past the 10,000th result when a range cannot
   const h = managementHarness(sim, { pageSize: PAGE_SIZE });
   const assetId = assetWithManyCopies();
   // every copy of one asset has the same assetId, so ranges of assetId cannot part them
-  const listing = h.client.partitionedPages('/api/v2/assets/{id}/copies', `/api/v2/assets/${assetId}/copies`, copySchema, {}, { field: 'assetId', nullable: false });
+  const listing = h.client.partitionedPages('/api/v2/assets/{id}/copies', copySchema, {}, { field: 'assetId', nullable: false }, undefined, `/api/v2/assets/${assetId}/copies`);
   const failure = await collectAll(listing).then(
     () => undefined,
     (error: unknown) => error,
