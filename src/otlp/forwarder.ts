@@ -88,10 +88,6 @@ export class EstateEventForwarder {
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 
-  get enabled(): boolean {
-    return this.spans !== undefined || this.logs !== undefined;
-  }
-
   /** Queues the events of one successful run of a target's collector; returns at once. */
   accept(target: string, events: EstateEvents): void {
     // Exclusive: with no backfill, what completed at the start is history like what completed before.
