@@ -256,6 +256,13 @@ const otlpSettings = z
   })
   .strict();
 
+/** sharding.index as a number: given as one, or the ordinal a name ends in (a StatefulSet pod name such as exporter-2). */
+export function shardIndexOf(index: number | string): number | undefined {
+  if (typeof index === 'number') return index;
+  const ordinal = /(\d+)$/.exec(index)?.[1];
+  return ordinal === undefined ? undefined : Number(ordinal);
+}
+
 const shardingSettings = z
   .object({
     /** number of replicas sharing the targets; a numeric string too, for ${ENV_VAR} (set beside the replica count) */
@@ -268,10 +275,10 @@ const shardingSettings = z
   .strict()
   .superRefine((sharding, ctx) => {
     // Checked here, so that a bad value is a configuration error and not a crash at start.
-    const index = typeof sharding.index === 'number' ? sharding.index : /(\d+)$/.exec(sharding.index)?.[1];
+    const index = shardIndexOf(sharding.index);
     if (index === undefined) {
       ctx.addIssue({ code: 'custom', path: ['index'], message: `"${sharding.index}" is neither a number nor a name ending in one` });
-    } else if (Number(index) >= sharding.shards) {
+    } else if (index >= sharding.shards) {
       // Another replica would collect the same targets: duplicated series, double counts in sums.
       const message = `shard ${index} does not exist with shards: ${sharding.shards} (0 to ${sharding.shards - 1})`;
       ctx.addIssue({ code: 'custom', path: ['index'], message });
