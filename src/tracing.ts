@@ -14,15 +14,12 @@ import { parseArgs } from 'node:util';
 import { readYamlFile, substituteEnv } from './config/yaml-file';
 import { settlesWithin } from './util/settles-within';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
+import type { ParsedConfig } from './config/schema';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 
-/** The `tracing:` section as written in the file (nothing validated: the CLI reports a bad file). */
-export interface TracingFileSettings {
-  enabled?: boolean;
-  endpoint?: string;
-  serviceName?: string;
-}
+/** The `tracing:` section as written in the file (read leniently here: the CLI reports a bad file). */
+export type TracingFileSettings = ParsedConfig['tracing'];
 
 /** What the SDK is started with. */
 export interface TracingPlan {

@@ -1,23 +1,14 @@
-import { readFileSync } from 'node:fs';
 import { readYamlFile, substituteEnv } from './yaml-file';
-import { configSchema, type ParsedConfig, type ParsedTarget, type TargetKind } from './schema';
-import { Secret, readSecretFile } from '../util/secret';
+import { configSchema, targetKinds, type ParsedConfig, type ParsedTarget, type TargetKind } from './schema';
 import { check, formatPath } from '../util/validation';
 
 export type { TargetKind } from './schema';
 
 /** A target as the rest of the exporter sees it: secrets resolved and wrapped, CA loaded. Durations are milliseconds. */
-export interface TargetConfig extends Omit<ParsedTarget, 'password' | 'passwordFile' | 'tls' | 'url'> {
-  /** base URL without a trailing slash */
-  url: string;
-  password: Secret;
-  tls: { caFile?: string; ca?: string; insecureSkipVerify: boolean };
-}
+export type TargetConfig = ParsedTarget;
 
 /** The whole configuration; every duration field is in milliseconds. */
-export interface ExporterConfig extends Omit<ParsedConfig, 'targets'> {
-  targets: TargetConfig[];
-}
+export type ExporterConfig = ParsedConfig;
 
 /** One message per problem, each naming the field path, e.g. `targets[0].url: must be an http:// or https:// URL`. */
 export class ConfigError extends Error {
@@ -50,50 +41,25 @@ function substituteEnvDeep(node: unknown, env: NodeJS.ProcessEnv, path: Property
   return node;
 }
 
-function resolveTarget(target: ParsedTarget, index: number, known: KnownCollectors | undefined, problems: string[]): TargetConfig {
-  const at = `targets[${index}]`;
-  let password = new Secret(target.password ?? '');
-  if (target.passwordFile) {
-    const read = readSecretFile(target.passwordFile);
-    if ('problem' in read) problems.push(`${at}.passwordFile: ${read.problem}`);
-    else password = read.secret;
-  }
-  let ca: string | undefined;
-  if (target.tls.caFile) {
-    try {
-      ca = readFileSync(target.tls.caFile, 'utf8');
-    } catch (error) {
-      problems.push(`${at}.tls.caFile: cannot read ${target.tls.caFile} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
-  for (const name of Object.keys(target.collectors)) {
-    if (known && !known[target.kind].includes(name)) {
-      problems.push(`${at}.collectors.${name}: no such collector for kind ${target.kind} (known: ${known[target.kind].join(', ')})`);
-    }
-  }
-  const { password: _p, passwordFile: _f, tls, url, ...rest } = target;
-  return {
-    ...rest,
-    url: url.replace(/\/+$/, ''),
-    password,
-    tls: { ...(tls.caFile ? { caFile: tls.caFile } : {}), ...(ca ? { ca } : {}), insecureSkipVerify: tls.insecureSkipVerify },
-  };
-}
-
 /**
- * Target names label every series, so two targets may not share one (checked
- * on the raw list: reported even when other fields are wrong).
+ * Checks on the raw target list, reported even when other fields are wrong:
+ * target names label every series, so two targets may not share one, and
+ * `collectors:` names only collectors of the target's kind (typos).
  */
-function duplicateNames(raw: unknown): string[] {
+function targetListProblems(raw: unknown, known: KnownCollectors | undefined): string[] {
   const targets = (raw as { targets?: unknown } | undefined)?.targets;
   if (!Array.isArray(targets)) return [];
   const seen = new Set<string>();
   const problems: string[] = [];
   targets.forEach((target: unknown, index) => {
-    const name = (target as { name?: unknown } | null)?.name;
-    if (typeof name !== 'string') return;
-    if (seen.has(name)) problems.push(`targets[${index}].name: duplicate target name "${name}"`);
-    seen.add(name);
+    const { name, kind, collectors } = (target ?? {}) as { name?: unknown; kind?: unknown; collectors?: unknown };
+    if (typeof name === 'string' && seen.has(name)) problems.push(`targets[${index}].name: duplicate target name "${name}"`);
+    if (typeof name === 'string') seen.add(name);
+    const names = known && targetKinds.includes(kind as TargetKind) ? known[kind as TargetKind] : undefined;
+    if (!names || !collectors || typeof collectors !== 'object') return;
+    for (const collector of Object.keys(collectors).filter((collector) => !names.includes(collector))) {
+      problems.push(`targets[${index}].collectors.${collector}: no such collector for kind ${String(kind)} (known: ${names.join(', ')})`);
+    }
   });
   return problems;
 }
@@ -102,12 +68,10 @@ function duplicateNames(raw: unknown): string[] {
 export function parseConfig(raw: unknown, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
   const problems: string[] = [];
   const substituted = substituteEnvDeep(raw ?? {}, options.env ?? process.env, [], problems);
-  problems.push(...duplicateNames(substituted));
+  problems.push(...targetListProblems(substituted, options.knownCollectors));
   const checked = check(configSchema, substituted, { whole: '(root)' });
-  if (!checked.ok) throw new ConfigError([...problems, ...checked.problems]);
-  const targets = checked.value.targets.map((target, index) => resolveTarget(target, index, options.knownCollectors, problems));
-  if (problems.length > 0) throw new ConfigError(problems);
-  return { ...checked.value, targets };
+  if (!checked.ok || problems.length > 0) throw new ConfigError([...problems, ...(checked.ok ? [] : checked.problems)]);
+  return checked.value;
 }
 
 export function loadConfigFile(file: string, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {

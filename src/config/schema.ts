@@ -2,7 +2,8 @@ import { z } from 'zod';
 import cron from 'node-cron';
 import { parseBytes } from '../util/bytes';
 import { parseDuration } from '../util/duration';
-import { Secret, readSecretFile } from '../util/secret';
+import { Secret } from '../util/secret';
+import { readNamedFile } from './yaml-file';
 
 /** A number or a string turned into a number by `parse`; `problem` names a value it gives undefined for. */
 const parsedBy = (parse: (value: number | string) => number | undefined, problem: string) =>
@@ -46,6 +47,21 @@ export const DEFAULT_MAX_LISTING_ITEMS = 2_000_000;
 export const DEFAULT_MAX_BUFFERED_RESPONSE_BYTES = 96 * 1024 ** 2;
 /** docs/sizing.md: enough for 50,000 assets; a smaller estate may lower it */
 const DEFAULT_COLLECTION_HEAP_LIMIT = 640 * 1024 ** 2;
+
+/** A file the configuration names, as text; an issue at `path` when it cannot be read. */
+function fileText(file: string, path: PropertyKey[], ctx: z.RefinementCtx): string | undefined {
+  const read = readNamedFile(file);
+  if ('content' in read) return read.content.toString('utf8');
+  ctx.addIssue({ code: 'custom', path, message: read.problem });
+  return undefined;
+}
+
+/** A secret file (a Kubernetes or Docker secret) without its final newline; an issue at `path` when it gives none. */
+function secretFile(file: string, path: PropertyKey[], ctx: z.RefinementCtx): Secret | undefined {
+  const content = fileText(file, path, ctx)?.replace(/\r?\n$/, '');
+  if (content === '') ctx.addIssue({ code: 'custom', path, message: `file ${file} is empty` });
+  return content ? new Secret(content) : undefined;
+}
 
 const cronExpression = z.string().superRefine((expr, ctx) => {
   if (!cron.validate(expr)) ctx.addIssue({ code: 'custom', message: `"${expr}" is not a valid cron expression` });
@@ -116,6 +132,17 @@ const targetSettings = z
   }, {
     // Run even when other fields of the target are wrong, so every mistake is reported at once.
     when: (payload) => typeof payload.value === 'object' && payload.value !== null,
+  })
+  // Secrets resolved and wrapped (they never print), the CA read, the URL without a trailing slash.
+  .transform(({ password, passwordFile, tls, url, ...rest }, ctx) => {
+    const secret = passwordFile ? secretFile(passwordFile, ['passwordFile'], ctx) : new Secret(password ?? '');
+    const ca = tls.caFile ? fileText(tls.caFile, ['tls', 'caFile'], ctx) : undefined;
+    return {
+      ...rest,
+      url: url.replace(/\/+$/, ''),
+      password: secret ?? new Secret(''),
+      tls: { ...(tls.caFile ? { caFile: tls.caFile } : {}), ...(ca ? { ca } : {}), insecureSkipVerify: tls.insecureSkipVerify },
+    };
   });
 
 /**
@@ -133,10 +160,7 @@ const basicAuthPassword = z
       }
       return new Secret(value);
     }
-    const read = readSecretFile(value.passwordFile);
-    if ('secret' in read) return read.secret;
-    ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: read.problem });
-    return z.NEVER;
+    return secretFile(value.passwordFile, ['passwordFile'], ctx) ?? z.NEVER;
   });
 
 const webSettings = z
@@ -232,6 +256,13 @@ const otlpSettings = z
   })
   .strict();
 
+/** sharding.index as a number: given as one, or the ordinal a name ends in (a StatefulSet pod name such as exporter-2). */
+export function shardIndexOf(index: number | string): number | undefined {
+  if (typeof index === 'number') return index;
+  const ordinal = /(\d+)$/.exec(index)?.[1];
+  return ordinal === undefined ? undefined : Number(ordinal);
+}
+
 const shardingSettings = z
   .object({
     /** number of replicas sharing the targets; a numeric string too, for ${ENV_VAR} (set beside the replica count) */
@@ -244,10 +275,10 @@ const shardingSettings = z
   .strict()
   .superRefine((sharding, ctx) => {
     // Checked here, so that a bad value is a configuration error and not a crash at start.
-    const index = typeof sharding.index === 'number' ? sharding.index : /(\d+)$/.exec(sharding.index)?.[1];
+    const index = shardIndexOf(sharding.index);
     if (index === undefined) {
       ctx.addIssue({ code: 'custom', path: ['index'], message: `"${sharding.index}" is neither a number nor a name ending in one` });
-    } else if (Number(index) >= sharding.shards) {
+    } else if (index >= sharding.shards) {
       // Another replica would collect the same targets: duplicated series, double counts in sums.
       const message = `shard ${index} does not exist with shards: ${sharding.shards} (0 to ${sharding.shards - 1})`;
       ctx.addIssue({ code: 'custom', path: ['index'], message });

@@ -1,6 +1,6 @@
 import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { ConfigError } from './load';
+import { readNamedFile } from './yaml-file';
 
 export interface TlsFiles {
   certFile: string;
@@ -8,11 +8,9 @@ export interface TlsFiles {
 }
 
 function readSetting(file: string, setting: string): Buffer {
-  try {
-    return readFileSync(file);
-  } catch (error) {
-    throw new ConfigError([`web.tls.${setting}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`]);
-  }
+  const read = readNamedFile(file);
+  if ('problem' in read) throw new ConfigError([`web.tls.${setting}: ${read.problem}`]);
+  return read.content;
 }
 
 /** OpenSSL's messages name no file; only their first line is kept, after the setting and the file. */

@@ -32,18 +32,6 @@ const MAX_KNOWN_JOBS = 200_000;
 const MAX_PENDING_TASKS = 50_000;
 const PENDING_TASK_MS = 6 * 3_600_000;
 
-export interface ForwarderOptions {
-  otlp: ExporterConfig['otlp'];
-  /** tracing.endpoint: the traces URL; the logs URL is its sibling /v1/logs */
-  endpoint?: string;
-  serviceName: string;
-  /** when the exporter started (epoch ms): history up to it is forwarded only as far back as otlp.backfill reaches */
-  startedAt: number;
-  logger: Logger;
-  onDropped(signal: OtlpSignal, count: number): void;
-  now?: () => number;
-}
-
 export class EstateEventForwarder {
   private readonly spans: BoundedExportQueue<ReadableSpan> | undefined;
   private readonly logs: BoundedExportQueue<ReadableLogRecord> | undefined;
@@ -53,49 +41,49 @@ export class EstateEventForwarder {
   /** by target: job id -> tasks waiting for it, with when they arrived */
   private readonly waitingTasks = new Map<string, Map<string, Array<{ task: Activity; since: number }>>>();
   private pendingCount = 0;
-  private readonly now: () => number;
+  /** history up to the start is forwarded only as far back as otlp.backfill reaches (epoch ms) */
+  private readonly forwardAfter: number;
+  private readonly serviceName: string;
 
-  constructor(private readonly options: ForwarderOptions) {
-    this.now = options.now ?? Date.now;
+  constructor(
+    config: ExporterConfig,
+    logger: Logger,
+    private readonly onDropped: (signal: OtlpSignal, count: number) => void,
+    private readonly now: () => number,
+  ) {
+    // tracing.endpoint is the traces URL; the logs URL is its sibling /v1/logs
+    const { otlp, tracing: { endpoint, serviceName } } = config;
+    // Exclusive: with no backfill, what completed at the start is history like what completed before.
+    this.forwardAfter = now() - otlp.backfill;
+    this.serviceName = serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
     const queueOptions = (signal: OtlpSignal) => ({
-      maxQueueSize: options.otlp.maxQueueSize,
+      maxQueueSize: otlp.maxQueueSize,
       maxBatchSize: MAX_BATCH_SIZE,
       scheduleDelayMs: SCHEDULE_DELAY_MS,
-      onDropped: (count: number) => options.onDropped(signal, count),
+      onDropped: (count: number) => onDropped(signal, count),
       onExportError: (message: string) =>
-        options.logger.warn(
-          { signal, err: message },
-          'OTLP export failed; its events are lost (counted in dataprotect_otlp_dropped_total)',
-        ),
+        logger.warn({ signal, err: message }, 'OTLP export failed; its events are lost (counted in dataprotect_otlp_dropped_total)'),
     });
     /* eslint-disable @typescript-eslint/no-require-imports -- loaded only when a signal is on */
-    if (options.otlp.activities.enabled) {
+    if (otlp.activities.enabled) {
       const { OTLPTraceExporter } =
         require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-      const exporter = new OTLPTraceExporter({
-        ...(options.endpoint ? { url: options.endpoint } : {}),
-        timeoutMillis: options.otlp.timeout,
-      });
+      const exporter = new OTLPTraceExporter({ ...(endpoint ? { url: endpoint } : {}), timeoutMillis: otlp.timeout });
       this.spans = new BoundedExportQueue<ReadableSpan>(exporter as BatchExporter<ReadableSpan>, queueOptions('traces'));
     }
-    if (options.otlp.auditLogs.enabled) {
+    if (otlp.auditLogs.enabled) {
       const { OTLPLogExporter } =
         require('@opentelemetry/exporter-logs-otlp-http') as typeof import('@opentelemetry/exporter-logs-otlp-http');
-      const url = logsUrlOf(options.endpoint);
-      const exporter = new OTLPLogExporter({ ...(url ? { url } : {}), timeoutMillis: options.otlp.timeout });
+      const url = logsUrlOf(endpoint);
+      const exporter = new OTLPLogExporter({ ...(url ? { url } : {}), timeoutMillis: otlp.timeout });
       this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter as BatchExporter<ReadableLogRecord>, queueOptions('logs'));
     }
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 
-  get enabled(): boolean {
-    return this.spans !== undefined || this.logs !== undefined;
-  }
-
   /** Queues the events of one successful run of a target's collector; returns at once. */
   accept(target: string, events: EstateEvents): void {
-    // Exclusive: with no backfill, what completed at the start is history like what completed before.
-    const after = events.history ? this.options.startedAt - this.options.otlp.backfill : Number.NEGATIVE_INFINITY;
+    const after = events.history ? this.forwardAfter : Number.NEGATIVE_INFINITY;
     if (this.spans && events.activities?.length) this.acceptActivities(target, events.activities, after);
     if (this.logs && events.auditEntries?.length) {
       const resource = this.resourceOf(target);
@@ -124,7 +112,7 @@ export class EstateEventForwarder {
    * (a restart with otlp.backfill sends them again, with the same ids).
    */
   async shutdown(timeoutMs: number): Promise<void> {
-    if (this.spans && this.pendingCount > 0) this.options.onDropped('traces', this.pendingCount);
+    if (this.spans && this.pendingCount > 0) this.onDropped('traces', this.pendingCount);
     this.waitingTasks.clear();
     this.pendingCount = 0;
     await Promise.all([this.spans?.shutdown(timeoutMs), this.logs?.shutdown(timeoutMs)]);
@@ -187,7 +175,7 @@ export class EstateEventForwarder {
   private resourceOf(target: string): Resource {
     let resource = this.resources.get(target);
     if (!resource) {
-      resource = resourceFromAttributes({ 'service.name': this.options.serviceName, 'dataprotect.target': target });
+      resource = resourceFromAttributes({ 'service.name': this.serviceName, 'dataprotect.target': target });
       this.resources.set(target, resource);
     }
     return resource;
@@ -224,15 +212,7 @@ export function forwarderFor(
   now: () => Date,
 ): EstateEventForwarder | undefined {
   if (!config.otlp.activities.enabled && !config.otlp.auditLogs.enabled) return undefined;
-  const forwarder = new EstateEventForwarder({
-    otlp: config.otlp,
-    ...(config.tracing.endpoint ? { endpoint: config.tracing.endpoint } : {}),
-    serviceName: config.tracing.serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME,
-    startedAt: now().getTime(),
-    now: () => now().getTime(),
-    logger: logger.child({ component: 'otlp' }),
-    onDropped,
-  });
+  const forwarder = new EstateEventForwarder(config, logger.child({ component: 'otlp' }), onDropped, () => now().getTime());
   const endpoint = config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*';
   const { activities, auditLogs } = config.otlp;
   logger.info({ activities: activities.enabled, auditLogs: auditLogs.enabled, endpoint }, 'forwarding estate events over OTLP');

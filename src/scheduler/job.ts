@@ -183,9 +183,12 @@ export class CollectorJob {
    */
   private async collectWithinLimit({ logger, started, count, controller }: Run): Promise<CollectResult<unknown>> {
     const timeoutMs = this.timeoutMs;
-    const timer = setTimeout(() => controller.abort(new CollectorTimeoutError(this.name, timeoutMs)), timeoutMs);
+    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)]);
     const aborted = new Promise<never>((_, reject) =>
-      controller.signal.addEventListener('abort', () => reject(controller.signal.reason as Error)),
+      signal.addEventListener('abort', () => {
+        const timedOut = !controller.signal.aborted;
+        reject(timedOut ? new CollectorTimeoutError(this.name, timeoutMs) : (controller.signal.reason as Error));
+      }),
     );
     const shared = this.runtime.shared;
     const now = this.deps.now ?? (() => new Date());
@@ -200,14 +203,10 @@ export class CollectorJob {
       collectingSince: (this.collectingSince ??= now()),
       timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
     };
-    const collecting = countingRequests(count, () => this.definition.collect(context, controller.signal));
+    const collecting = countingRequests(count, () => this.definition.collect(context, signal));
     collecting.catch(() => undefined);
     aborted.catch(() => undefined);
-    try {
-      return await Promise.race([collecting, aborted]);
-    } finally {
-      clearTimeout(timer);
-    }
+    return Promise.race([collecting, aborted]);
   }
 
   /** Checks and prepares the result, then keeps it, the state and the shared values in one step. */
@@ -259,7 +258,7 @@ interface Run {
   /** performance.now() at its start */
   started: number;
   count: RunCount;
-  /** aborted by the time limit, a stop, or the run's end */
+  /** aborted by a stop or the run's end; the time limit joins it in the collector's signal */
   controller: AbortController;
 }
 

@@ -1,5 +1,6 @@
 import { fnv1a } from '../util/fnv1a';
 import type { ExporterConfig } from '../config/load';
+import { shardIndexOf } from '../config/schema';
 
 /** This replica's shard and, for every configured target, the shard that collects it. */
 export interface ShardAssignment {
@@ -10,7 +11,8 @@ export interface ShardAssignment {
 
 export function shardAssignment(config: ExporterConfig): ShardAssignment {
   const { shards } = config.sharding;
-  const shard = resolveShardIndex(config.sharding.index) % shards;
+  // The schema accepts only an index that names one of the shards.
+  const shard = shardIndexOf(config.sharding.index) as number;
   return { shard, shards, owners: assignShards(config.targets.map((target) => target.name), shards) };
 }
 
@@ -47,12 +49,4 @@ export function assignShards(targetNames: readonly string[], shards: number): Ma
     owner.set(name, shard);
   }
   return owner;
-}
-
-/** The shard index from config: a number, or a name ending in an ordinal (a StatefulSet pod name such as exporter-2). */
-function resolveShardIndex(index: number | string): number {
-  if (typeof index === 'number') return index;
-  const match = /(\d+)$/.exec(index);
-  if (!match) throw new Error(`sharding.index: "${index}" is neither a number nor a name ending in one`);
-  return Number(match[1]);
 }

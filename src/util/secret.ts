@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 
 /**
@@ -27,16 +26,6 @@ export class Secret {
 
   [inspect.custom](): string {
     return '[REDACTED]';
-  }
-}
-
-/** A secret file (a Kubernetes or Docker secret) without its final newline, or why it gives none. */
-export function readSecretFile(file: string): { secret: Secret } | { problem: string } {
-  try {
-    const content = readFileSync(file, 'utf8').replace(/\r?\n$/, '');
-    return content ? { secret: new Secret(content) } : { problem: `file ${file} is empty` };
-  } catch (error) {
-    return { problem: `cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }
 }
 

@@ -25,15 +25,16 @@ const MAX_LINE_CHARS = 200;
 
 /** Checks `input` against `schema`; on failure one `path: message` line per issue. */
 export function check<S extends z.ZodType>(schema: S, input: unknown, format: IssueFormat = {}): Checked<z.output<S>> {
-  const result = schema.safeParse(input);
+  // reportInput: each issue carries the value it is about, which a wrong type's line describes.
+  const result = schema.safeParse(input, { reportInput: true });
   if (result.success) return { ok: true, value: result.data };
   const { issues } = result.error;
-  return { ok: false, problems: issues.map((issue) => issueLine(issue, input, format)), kind: problemKind(issues[0], input) };
+  return { ok: false, problems: issues.map((issue) => issueLine(issue, format)), kind: problemKind(issues[0]) };
 }
 
-function problemKind(issue: z.core.$ZodIssue | undefined, input: unknown): ProblemKind {
+function problemKind(issue: z.core.$ZodIssue | undefined): ProblemKind {
   if (issue?.code !== 'invalid_type') return 'invalid_value';
-  return valueAt(input, issue.path) === undefined ? 'missing_field' : 'wrong_type';
+  return issue.input === undefined ? 'missing_field' : 'wrong_type';
 }
 
 /** "targets[0].url" or "content[3].size" from a path; `at` is written first. */
@@ -61,10 +62,9 @@ export function summarize(problems: readonly string[], max: number): string {
  * there ("expected number, got string", "got nothing (field missing)"): zod's
  * own message for it does not say that a field is simply absent.
  */
-function issueLine(issue: z.core.$ZodIssue, input: unknown, format: IssueFormat): string {
+function issueLine(issue: z.core.$ZodIssue, format: IssueFormat): string {
   const where = formatPath(issue.path, format.at) || (format.whole ?? '(input)');
-  const problem =
-    issue.code === 'invalid_type' ? `expected ${issue.expected}, got ${describeValue(valueAt(input, issue.path))}` : issue.message;
+  const problem = issue.code === 'invalid_type' ? `expected ${issue.expected}, got ${describeValue(issue.input)}` : issue.message;
   return `${where}: ${problem}`;
 }
 
@@ -72,15 +72,6 @@ function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing (field missing)';
   if (value === null) return 'null';
   return Array.isArray(value) ? 'array' : typeof value;
-}
-
-function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let node = input;
-  for (const part of path) {
-    if (node === null || typeof node !== 'object') return undefined;
-    node = (node as Record<PropertyKey, unknown>)[part];
-  }
-  return node;
 }
 
 /** The text on one line, cut to `max` characters. */
