@@ -6,7 +6,7 @@
  */
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config/load';
-import { KNOWN_COLLECTORS } from '../src/collectors/registry';
+import { KNOWN_COLLECTORS } from '../src/collectors/names';
 import { startSimulator } from './index';
 import { Exporter } from '../src/exporter';
 import { createLogger } from '../src/util/logger';

@@ -4,7 +4,7 @@ import { ConfigError, loadConfigFile, type ExporterConfig } from './config/load'
 import { ConfigReloader } from './reloader';
 import { readTlsPair } from './config/tls-pair';
 import { DEFAULT_CONFIG_PATH, type Tracing } from './tracing';
-import { KNOWN_COLLECTORS } from './collectors/registry';
+import { KNOWN_COLLECTORS } from './collectors/names';
 import { createLogger, type Logger } from './util/logger';
 import { Exporter } from './exporter';
 import { StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { ExporterConfig } from './config/load';
-import { ExporterRuntime, type Collection, type ConfigChange } from './runtime';
+import type { Collection, ConfigChange, ExporterRuntime } from './runtime';
 import { SelfMetrics } from './exporters/self-metrics';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/app';
@@ -13,6 +13,16 @@ import { CollectionHost } from './collection/host';
 import { ownedTargets, shardAssignment } from './scheduler/sharding';
 import type { Tracing } from './tracing';
 import { FLUSH_MS, SPANS_STEP, StopDeadline } from './stop-deadline';
+
+/**
+ * The collection runtime, loaded only to collect in this thread: the serving
+ * thread otherwise never holds the clients, collectors and OTLP modules (a
+ * heap of 20 MB instead of 7, and a GC pause for every megabyte of it).
+ */
+function inThreadRuntime(): typeof ExporterRuntime {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./runtime') as typeof import('./runtime')).ExporterRuntime;
+}
 
 /**
  * The settings read only at start that differ between the running and the
@@ -76,7 +86,7 @@ export class Exporter {
     const observer = this.selfMetrics;
     this.runtime =
       options.inThread || collectorsFor || now
-        ? new ExporterRuntime(config, { logger, observer, collectorsFor, now })
+        ? new (inThreadRuntime())(config, { logger, observer, collectorsFor, now })
         : new CollectionHost(config, { logger, observer, tracing: tracing?.plan });
     this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     this.renderer = new MetricsRenderer(() => this.runtime.store, this.selfMetrics, () => this.config.collection.staleAfter);

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from './config/load';
-import { fingerprintOf, sourceFingerprintOf } from './config/fingerprint';
+import { configChange } from './config/fingerprint';
 import { createClient } from './clients';
 import { ResponseBudget } from './clients/response-budget';
 import { collectorsFor } from './collectors/registry';
@@ -58,25 +58,6 @@ export interface Collection {
 interface ActiveTarget {
   runtime: TargetRuntime;
   jobs: CollectorJob[];
-}
-
-/**
- * What applying `next` changes among the targets this replica collects under
- * `previous`: a target whose source (all but its collectors' settings) changed
- * is restarted, one whose collectors' settings alone changed is rescheduled.
- */
-export function configChange(previous: ExporterConfig, next: ExporterConfig): ConfigChange {
-  const before = new Map(ownedTargets(previous).map((target) => [target.name, target]));
-  const after = ownedTargets(next);
-  const removed = [...before.keys()].filter((name) => !after.some((target) => target.name === name));
-  const change: ConfigChange = { added: [], removed, restarted: [], rescheduled: [] };
-  for (const target of after) {
-    const old = before.get(target.name);
-    if (!old) change.added.push(target.name);
-    else if (sourceFingerprintOf(target) !== sourceFingerprintOf(old)) change.restarted.push(target.name);
-    else if (fingerprintOf(target) !== fingerprintOf(old)) change.rescheduled.push(target.name);
-  }
-  return change;
 }
 
 /**

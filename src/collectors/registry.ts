@@ -1,4 +1,4 @@
-import type { KnownCollectors, TargetKind } from '../config/load';
+import type { TargetKind } from '../config/load';
 import type { AnyCollector } from './types';
 import { activitiesCollector } from './management/activities';
 import { alertsCollector } from './management/alerts';
@@ -46,9 +46,3 @@ export const COLLECTORS: { readonly [K in TargetKind]: readonly AnyCollector<K>[
 export function collectorsFor(kind: TargetKind): readonly AnyCollector[] {
   return COLLECTORS[kind];
 }
-
-export const KNOWN_COLLECTORS: KnownCollectors = {
-  management: COLLECTORS.management.map((c) => c.name),
-  replication: COLLECTORS.replication.map((c) => c.name),
-  storage: COLLECTORS.storage.map((c) => c.name),
-};

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load';
-import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
+import { KNOWN_COLLECTORS } from '../../src/collectors/names';
 
 const dir = mkdtempSync(join(tmpdir(), 'dp-config-'));
 function file(name: string, content: string): string {

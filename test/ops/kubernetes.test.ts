@@ -12,7 +12,7 @@ import { parseAllDocuments } from 'yaml';
 import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
 import { ConfigMap, Secret, Service } from 'kubernetes-models/v1';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
-import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
+import { KNOWN_COLLECTORS } from '../../src/collectors/names';
 import { defineCollector } from '../../src/collectors/types';
 import { ExporterRuntime } from '../../src/runtime';
 import { Exporter } from '../../src/exporter';

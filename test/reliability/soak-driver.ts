@@ -21,7 +21,7 @@
  */
 import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
-import { KNOWN_COLLECTORS } from '../../src/collectors/registry';
+import { KNOWN_COLLECTORS } from '../../src/collectors/names';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { ExporterRuntime } from '../../src/runtime';
