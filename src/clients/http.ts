@@ -9,6 +9,7 @@ import { retryDelay, type RetryPolicy } from './retry';
 import { Redactor } from '../util/secret';
 import { settlesWithin } from '../util/settles-within';
 import { sleep } from '../util/sleep';
+import { LinkedSignal } from '../util/linked-signal';
 import { countRequest } from './run-requests';
 
 /** Receives one event per HTTP attempt; the exporter turns them into dataprotect_api_* metrics. */
@@ -150,10 +151,10 @@ export class HttpCore {
     }
   }
 
-  /** One attempt, with its own time limit composed with the caller's signal, recorded in the request metrics. */
+  /** One attempt, with its own time limit linked to the caller's signal, recorded in the request metrics. */
   private async send(request: HttpRequest): Promise<HttpResponse> {
     const started = performance.now();
-    const deadline = AbortSignal.timeout(this.options.requestTimeoutMs);
+    const deadline = new LinkedSignal(request.signal, this.options.requestTimeoutMs);
     let code = 'error';
     try {
       const json = request.body !== undefined;
@@ -162,7 +163,7 @@ export class HttpCore {
         path: this.prefix + request.path,
         headers: { accept: 'application/json', ...request.headers, ...(json ? { 'content-type': 'application/json' } : {}) },
         body: json ? JSON.stringify(request.body) : undefined,
-        signal: request.signal ? AbortSignal.any([request.signal, deadline]) : deadline,
+        signal: deadline.signal,
       } as Dispatcher.RequestOptions);
       code = String(response.statusCode);
       const text = await readBody(response, request.endpoint, this.options.maxResponseBytes, this.options.responseBudget);
@@ -170,18 +171,19 @@ export class HttpCore {
     } catch (error) {
       throw this.attemptError(error, request, deadline);
     } finally {
+      deadline.dispose();
       const durationSeconds = (performance.now() - started) / 1000;
       this.options.observer?.onRequest({ target: this.target, endpoint: request.endpoint, method: request.method, code, durationSeconds });
     }
   }
 
   /** What ended an attempt: the caller's signal, the attempt's time limit, or the network. */
-  private attemptError(error: unknown, request: HttpRequest, deadline: AbortSignal): ApiError {
+  private attemptError(error: unknown, request: HttpRequest, deadline: LinkedSignal): ApiError {
     if (error instanceof ApiError) return error;
     const failed = (kind: ApiError['kind'], why: string): ApiError =>
       new ApiError(kind, request.endpoint, why, undefined, { cause: error });
     if (request.signal?.aborted) return failed('aborted', 'aborted by the collector time limit');
-    if (deadline.aborted) return failed('timeout', `no answer within ${this.options.requestTimeoutMs} ms`);
+    if (deadline.timedOut) return failed('timeout', `no answer within ${this.options.requestTimeoutMs} ms`);
     return failed('network', describeNetworkError(error));
   }
 

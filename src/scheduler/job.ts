@@ -11,6 +11,7 @@ import { metricFamily } from '../metrics/catalog';
 import { validateOutput } from './output-check';
 import { prepareResult } from '../exporters/prepared';
 import { SkippedItemLog } from './skipped-items';
+import { LinkedSignal } from '../util/linked-signal';
 
 /** One configured target at run time: its client and the values its collectors share. */
 export interface TargetRuntime {
@@ -183,11 +184,11 @@ export class CollectorJob {
    */
   private async collectWithinLimit({ logger, started, count, controller }: Run): Promise<CollectResult<unknown>> {
     const timeoutMs = this.timeoutMs;
-    const signal = AbortSignal.any([controller.signal, AbortSignal.timeout(timeoutMs)]);
+    const limit = new LinkedSignal(controller.signal, timeoutMs);
+    const signal = limit.signal;
     const aborted = new Promise<never>((_, reject) =>
       signal.addEventListener('abort', () => {
-        const timedOut = !controller.signal.aborted;
-        reject(timedOut ? new CollectorTimeoutError(this.name, timeoutMs) : (controller.signal.reason as Error));
+        reject(limit.timedOut ? new CollectorTimeoutError(this.name, timeoutMs) : (controller.signal.reason as Error));
       }),
     );
     const shared = this.runtime.shared;
@@ -206,7 +207,7 @@ export class CollectorJob {
     const collecting = countingRequests(count, () => this.definition.collect(context, signal));
     collecting.catch(() => undefined);
     aborted.catch(() => undefined);
-    return Promise.race([collecting, aborted]);
+    return Promise.race([collecting, aborted]).finally(() => limit.dispose());
   }
 
   /** Checks and prepares the result, then keeps it, the state and the shared values in one step. */

@@ -22,6 +22,7 @@ import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
 import type { Filter } from './filter';
 import { validate, validateItems } from '../response';
+import { LinkedSignal } from '../../util/linked-signal';
 
 /** Fetches one page (a GET) and returns its parsed JSON body. */
 export type PageFetcher = (request: GetRequest) => Promise<JsonAnswer>;
@@ -92,12 +93,12 @@ export async function* randomPages<S extends z.ZodType>(
   const limit = pLimit(Math.max(1, concurrency));
   const ahead = new Map<number, ReturnType<PageFetcher>>();
   /** aborts the pages requested ahead; made when the first is (most listings have one page) */
-  let abandon: AbortController | undefined;
+  let abandon: LinkedSignal | undefined;
   let requested = 0;
   const request = (page: number): ReturnType<PageFetcher> => {
     if (page === 1) return firstPage ? Promise.resolve(firstPage) : fetchPage(randomPageRequest(spec, 1, signal));
-    abandon ??= new AbortController();
-    return fetchPage(randomPageRequest(spec, page, signal ? AbortSignal.any([signal, abandon.signal]) : abandon.signal));
+    abandon ??= new LinkedSignal(signal);
+    return fetchPage(randomPageRequest(spec, page, abandon.signal));
   };
   const requestUpTo = (last: number): void => {
     while (requested < last) {
@@ -123,6 +124,7 @@ export async function* randomPages<S extends z.ZodType>(
       limit.clearQueue(); // queued pages are never sent
       abandon?.abort();
     }
+    abandon?.dispose();
   }
 }
 
