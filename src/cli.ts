@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './util/logger';
 import { Exporter } from './exporter';
 import { StopDeadline, STOP_DEADLINE_MS } from './stop-deadline';
 import { VERSION } from './version';
+import { withoutUserInfo } from './util/secret';
 
 const HELP = `dataprotect-exporter ${VERSION}: Prometheus exporter for a data-protection estate
 
@@ -173,7 +174,7 @@ export async function main(argv: string[], tracing?: Tracing): Promise<number | 
   process.on('unhandledRejection', (reason) => logger.error({ err: reason }, 'unhandled rejection'));
   if (tracing) {
     const { plan } = tracing;
-    const endpoint = plan.endpoint ?? 'from OTEL_EXPORTER_OTLP_*';
+    const endpoint = plan.endpoint ? withoutUserInfo(plan.endpoint) : 'from OTEL_EXPORTER_OTLP_*';
     logger.info({ reason: plan.reason, endpoint, serviceName: plan.serviceName }, 'tracing enabled');
     tracing.reportTo((fields, message) => logger.warn(fields, message));
   }

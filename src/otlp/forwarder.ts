@@ -22,6 +22,7 @@ import { activitySpan, type ActivityPlace } from './activity-spans';
 import { auditRecord } from './audit-records';
 import { BoundedExportQueue, type BatchExporter } from './bounded-export';
 import { DEFAULT_SERVICE_NAME } from '../tracing';
+import { withoutUserInfo } from '../util/secret';
 
 export type OtlpSignal = 'traces' | 'logs';
 
@@ -217,12 +218,4 @@ export function forwarderFor(
   const { activities, auditLogs } = config.otlp;
   logger.info({ activities: activities.enabled, auditLogs: auditLogs.enabled, endpoint }, 'forwarding estate events over OTLP');
   return forwarder;
-}
-
-/** The URL without a user name and password, for the log (an endpoint may carry them). */
-function withoutUserInfo(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString();
 }

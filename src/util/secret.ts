@@ -78,3 +78,11 @@ function patternOf(texts: readonly string[]): RegExp | null {
   const unique = [...new Set(texts)].filter(Boolean).sort((a, b) => b.length - a.length);
   return unique.length > 0 ? new RegExp(unique.map((text) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'g') : null;
 }
+
+/** The URL without a user name and password, for a log line (an OTLP endpoint may carry them). */
+export function withoutUserInfo(url: string): string {
+  const parsed = new URL(url);
+  parsed.username = '';
+  parsed.password = '';
+  return parsed.toString();
+}

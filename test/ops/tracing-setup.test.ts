@@ -190,6 +190,16 @@ describe('spans of the running exporter reach an OTLP/HTTP receiver', () => {
   const spansNamed = (name: string): OtlpSpan[] => received.flatMap((batch) => batch.spans).filter((span) => span.name === name);
   const target = () => ({ name: 'repl', kind: 'replication', url: sim.urls.replication, username: sim.username, password: '${SIM_PASSWORD}' });
 
+  it('logs a configured endpoint without the user name and password it carries', async () => {
+    const config = join(dir, 'credentials.yaml');
+    const withCredentials = endpoint.replace('http://', 'http://otlp-user:otlp-s3cret@') + '/v1/traces';
+    writeConfig(config, [target()], { tracing: { enabled: true, endpoint: withCredentials } });
+    const cli = spawnCli(['--config', config, '--once'], { SIM_PASSWORD: sim.password });
+    expect(await cli.exited).toBe(0);
+    expect(cli.logs.find((line) => line.msg === 'tracing enabled')).toMatchObject({ endpoint: `${endpoint}/v1/traces` });
+    expect(JSON.stringify(cli.logs)).not.toContain('otlp-s3cret');
+  });
+
   it('--once: exports the run before exiting (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME)', async () => {
     const config = join(dir, 'once.yaml');
     writeConfig(config, [target()]);
