@@ -14,7 +14,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { LoopLateness } from './support/loop-lateness';
 import bcrypt from 'bcryptjs';
 import pino from 'pino';
 import { parseConfig } from '../src/config/load';
@@ -69,14 +69,14 @@ function option(name: string, fallback: number): number {
 const round = (ms: number): number => Math.round(ms * 10) / 10;
 
 async function flood(base: string, concurrent: number): Promise<{ worstMs: number; line: object }> {
-  const loop = monitorEventLoopDelay({ resolution: 5 });
+  const loop = new LoopLateness(5);
   const cpuBefore = mainThreadCpuMs();
   const prober = child(PROBER, [base]);
   // a few answers first, so that the prober's own start is not measured
   await new Promise((resolve) => setTimeout(resolve, 200));
-  loop.enable();
+  loop.start();
   const statuses = await child(FLOOD, [base, String(concurrent)]).output;
-  loop.disable();
+  const lateness = loop.stop();
   prober.stdin.end();
   const latencies = (JSON.parse(await prober.output) as number[]).sort((a, b) => a - b);
   const worstMs = latencies.at(-1) ?? 0;
@@ -86,7 +86,7 @@ async function flood(base: string, concurrent: number): Promise<{ worstMs: numbe
       concurrent,
       statuses: JSON.parse(statuses || '{}') as unknown,
       healthz: { samples: latencies.length, p50Ms: round(latencies[Math.floor(latencies.length / 2)] ?? 0), worstMs: round(worstMs) },
-      eventLoopDelayMaxMs: round(loop.max / 1e6),
+      eventLoopDelayMaxMs: round(lateness.maxMs),
       mainThreadCpuMs: round(mainThreadCpuMs() - cpuBefore),
       limitMs: LIMIT_MS,
     },

@@ -14,7 +14,7 @@
  * fetches the pages of the captured round again with a bare undici client
  * (bench/support/bare-fetch.ts), for the overhead ratio.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
+import { LoopLateness, type LoopDelayReport } from './loop-lateness';
 import { BroadcastChannel } from 'node:worker_threads';
 import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
@@ -60,28 +60,6 @@ export interface FlushReport {
   seconds: number;
   cpuSeconds: number;
   dropped: number;
-}
-
-/**
- * How late the event loop was, sampled every LOOP_DELAY_RESOLUTION_MS between
- * loopDelayStart and loopDelayStop: every stall is seen, where a scrape every
- * 15 s only samples a few, so it shows what holds the loop (a scrape waits for
- * the longest).
- */
-export interface LoopDelayReport {
-  p99Ms: number;
-  maxMs: number;
-}
-
-const LOOP_DELAY_RESOLUTION_MS = 10;
-
-/**
- * Node's histogram records the time between two of its timer's ticks, the
- * resolution included (an idle loop reads 10.1 ms at p50 and p99 with a
- * 10 ms resolution): how late the loop was is what exceeds the resolution.
- */
-function lateMs(tickIntervalNs: number): number {
-  return Math.max(0, tickIntervalNs / 1e6 - LOOP_DELAY_RESOLUTION_MS);
 }
 
 export interface MemoryReport {
@@ -169,7 +147,7 @@ async function main(): Promise<void> {
   const info = server.address() as { port: number };
 
   const store = runtime.store;
-  let loopDelay: IntervalHistogram | undefined;
+  let loopDelay: LoopLateness | undefined;
 
   serve(
     {
@@ -216,13 +194,13 @@ async function main(): Promise<void> {
         return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
       },
       loopDelayStart: () => {
-        loopDelay = monitorEventLoopDelay({ resolution: LOOP_DELAY_RESOLUTION_MS });
-        loopDelay.enable();
+        // Every 10 ms during the HA scrapes.
+        loopDelay = new LoopLateness(10);
+        loopDelay.start();
       },
       loopDelayStop: (): LoopDelayReport => {
         if (!loopDelay) throw new Error('loopDelayStart first');
-        loopDelay.disable();
-        const report = { p99Ms: lateMs(loopDelay.percentile(99)), maxMs: lateMs(loopDelay.max) };
+        const report = loopDelay.stop();
         loopDelay = undefined;
         return report;
       },

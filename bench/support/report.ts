@@ -10,7 +10,7 @@
  */
 import type { EstateSize } from '../../simulator/types';
 import type { HostileKind } from './hostile';
-import type { LoopDelayReport } from './exporter-child';
+import type { LoopDelayReport } from './loop-lateness';
 import type { OtlpCostFigures, RoundCost } from './otlp-cost';
 import type { Exposition, ScrapeFigures } from './scrape';
 
