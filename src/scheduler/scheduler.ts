@@ -15,7 +15,7 @@ export class Scheduler {
   /** Runs the job on its schedule from now on (a job already scheduled keeps its task). */
   add(job: CollectorJob): void {
     if (this.tasks.has(job)) return;
-    const task = cron.createTask(job.schedule, () => detached(() => void job.run()), {
+    const task = cron.createTask(job.settings.schedule, () => detached(() => void job.run()), {
       name: `${job.runtime.config.name}/${job.name}`,
     });
     this.tasks.set(job, task);

@@ -3,13 +3,7 @@ import type { ExporterConfig } from '../config/load';
 import { shardIndexOf } from '../config/schema';
 
 /** This replica's shard and, for every configured target, the shard that collects it. */
-export interface ShardAssignment {
-  shard: number;
-  shards: number;
-  owners: Map<string, number>;
-}
-
-export function shardAssignment(config: ExporterConfig): ShardAssignment {
+export function shardAssignment(config: ExporterConfig): { shard: number; shards: number; owners: Map<string, number> } {
   const { shards } = config.sharding;
   // The schema accepts only an index that names one of the shards.
   const shard = shardIndexOf(config.sharding.index) as number;

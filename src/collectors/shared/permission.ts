@@ -19,11 +19,6 @@ export class PermissionDenied extends Error {
   }
 }
 
-/** Whether an error was logged where it happened (the scheduler need not warn again). */
-export function alreadyReported(error: unknown): boolean {
-  return error instanceof PermissionDenied;
-}
-
 /** When each target's collector last logged its missing role (exporter clock, epoch ms). */
 const lastLogged = new Map<string, number>();
 
