@@ -47,10 +47,8 @@ export class CollectorJob {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private state: any;
   /**
-   * When this collector first started a run for this target: counters count
-   * what happens after it. Set by the first run whether it succeeds or not,
-   * so a first run that fails part-way does not move it to the next run that
-   * succeeds (what completed in between would be taken for history).
+   * Set by the first run whether it succeeds or not: what completes before
+   * the next run that succeeds is counted, not taken for history.
    */
   private collectingSince: Date | undefined;
   private running: Promise<RunResult> | undefined;

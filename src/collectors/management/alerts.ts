@@ -24,7 +24,7 @@ export const alertsCollector = defineCollector<'management'>({
     // random paging may repeat an alert when the list shifts
     const { unique: alerts } = uniqueBy(await collectAll(ctx.client.alerts({}, signal)), (alert) => alert.id);
     const tally = new Tally<[string, string]>();
-    for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.touch([severity, ack]);
+    for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.add([severity, ack], 0);
     for (const alert of alerts) tally.add([alert.severity || UNKNOWN_LABEL, acknowledged(alert.acknowledgement?.acknowledgeState)]);
     return { samples: tally.samples('dataprotect_alerts', { target }, ['severity', 'acknowledged']), items: alerts.length };
   },

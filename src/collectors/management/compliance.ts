@@ -46,7 +46,7 @@ export const complianceCollector = defineCollector<'management'>({
     }
     for (const { detail, index } of latest.values()) {
       const policy = detail.policyName ?? detail.protectionPolicyId ?? '';
-      for (const status of KNOWN_STATUSES) tally.touch([policy, status]);
+      for (const status of KNOWN_STATUSES) tally.add([policy, status], 0);
       for (const status of statusesOf(detail, index)) tally.add([policy, status]);
     }
     return { samples: tally.samples('dataprotect_compliance_objectives', { target }, ['policy', 'status']), items };

@@ -56,13 +56,6 @@ export type ProtectionSchedule =
   /** reason: why, for the log (no values of the policy beyond field names and frequencies) */
   | { readonly readable: false; readonly reason: string };
 
-export type RpoSource = 'config' | 'schedule' | 'default';
-
-export interface PolicyRpo {
-  readonly ms: number;
-  readonly source: RpoSource;
-}
-
 const ISO_DURATION = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /** An ISO 8601 duration of days, hours, minutes and seconds ("PT90M", "P1DT2H") in ms; undefined otherwise. */
@@ -131,21 +124,17 @@ export function graceMs(periodMs: number, grace: RpoGrace): number {
   return grace.kind === 'fixed' ? grace.ms : Math.max(MIN_SHARE_GRACE_MS, periodMs * grace.share);
 }
 
-/** The RPO of one policy under the current settings (first match wins: config, schedule, default). */
-export function policyRpo(policy: PolicyRef, schedule: ProtectionSchedule | undefined, settings: ExporterConfig['collection']): PolicyRpo {
-  const configured = configuredRpo(policy, settings);
-  if (configured !== undefined) return { ms: configured, source: 'config' };
+/** The RPO of one policy under the current settings (first match wins: config by name, then by id; schedule; default). */
+export function policyRpo(
+  policy: { readonly id: string | null; readonly name: string },
+  schedule: ProtectionSchedule | undefined,
+  settings: ExporterConfig['collection'],
+): { ms: number; source: 'config' | 'schedule' | 'default' } {
+  const byPolicy = settings.rpoByPolicy;
+  const configured = [policy.name, policy.id].find((key) => key !== null && Object.hasOwn(byPolicy, key));
+  if (configured != null) return { ms: byPolicy[configured] as number, source: 'config' };
   if (schedule?.readable) {
     return { ms: schedule.periodMs + (schedule.windowMs ?? graceMs(schedule.periodMs, settings.rpoGrace)), source: 'schedule' };
   }
   return { ms: settings.defaultRpo, source: 'default' };
-}
-
-type PolicyRef = { readonly id: string | null; readonly name: string };
-
-function configuredRpo(policy: PolicyRef, settings: ExporterConfig['collection']): number | undefined {
-  const byPolicy = settings.rpoByPolicy;
-  if (Object.hasOwn(byPolicy, policy.name)) return byPolicy[policy.name];
-  if (policy.id !== null && Object.hasOwn(byPolicy, policy.id)) return byPolicy[policy.id];
-  return undefined;
 }

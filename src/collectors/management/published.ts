@@ -18,7 +18,6 @@ export interface AssetRecord {
   readonly id: string;
   readonly name: string;
   readonly type: string;
-  /** protectionStatus, or derived from the policy when the service does not send it (see protectionOf) */
   readonly protectionStatus: string;
   readonly protected: boolean;
   readonly policyId: string | null;
@@ -32,17 +31,16 @@ export interface AssetRecord {
   readonly newestCopyTime: number | null;
 }
 
-/** The asset list, published by the assets collector. */
 export interface AssetList {
-  /** when the list was read (exporter clock, epoch ms) */
+  /** exporter clock, epoch ms */
   readonly readAt: number;
   readonly assets: ReadonlyMap<string, AssetRecord>;
 }
 
-/** Policy names by id, for assets whose answer does not embed the policy; published by protection-policies. */
+/** for assets whose answer does not embed the policy */
 export type PolicyNames = ReadonlyMap<string, { name: string; type: string | null }>;
 
-/** Each policy's PROTECTION schedule by policy id, published by protection-policies for the assets' RPO. */
+/** each policy's PROTECTION schedule by policy id, for the assets' RPO */
 export interface PolicySchedules {
   readonly readAt: number;
   readonly byId: ReadonlyMap<string, ProtectionSchedule>;
@@ -54,15 +52,9 @@ export interface LatestCopyTimes {
   readonly newest: ReadonlyMap<string, number | null>;
 }
 
-/**
- * A number per asset that changes whenever the asset's copy metrics change
- * (total count, per stage count, newest and oldest copy), published by
- * copy-metrics: the copies collector re-reads an asset whose fingerprint
- * moved, which catches what lastAvailableCopyTime and updatedAt do not show
- * (copies tiered to the cloud, expired, or added while lastAvailableCopyTime lags).
- */
+/** A number per asset that changes whenever its copy metrics change: the copies collector re-reads an asset whose one moved. */
 export interface CopyFingerprints {
-  /** when the copy-metrics read ended (exporter clock, epoch ms): never before the service state the fingerprints describe */
+  /** when the copy-metrics read ended: never before the service state the fingerprints describe */
   readonly readAt: number;
   readonly byAsset: ReadonlyMap<string, number>;
 }
@@ -112,7 +104,7 @@ export async function readPolicies(ctx: ManagementContext, signal: AbortSignal):
   return uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id).unique;
 }
 
-/** Reads every non-deleted asset (serial paging). */
+/** Every non-deleted asset (serial paging). */
 export async function readAssets(ctx: ManagementContext, signal: AbortSignal): Promise<Map<string, AssetRecord>> {
   const policyNames = ctx.shared.get(POLICY_NAMES);
   const assets = new Map<string, AssetRecord>();
@@ -122,11 +114,7 @@ export async function readAssets(ctx: ManagementContext, signal: AbortSignal): P
   return assets;
 }
 
-/**
- * Builds the record of one raw asset without consulting latest-copies. The
- * type passes through as the service names it (the seeds' HV_VIRTUAL_MACHINE,
- * the products' VMWARE_VIRTUAL_MACHINE alike).
- */
+/** The record of one raw asset without consulting latest-copies; its type as the service names it. */
 function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): AssetRecord {
   // The products' top-level protectionPolicy first; _embedded comes only with expand.
   const reference = asset.protectionPolicy?.id || asset.protectionPolicy?.name ? asset.protectionPolicy : asset._embedded?.protectionPolicy;
@@ -164,7 +152,6 @@ function protectionOf(asset: Asset, policyType: string | null | undefined): { st
   return { status: 'PROTECTED', protected: true };
 }
 
-/** Whether per-asset series are emitted for this asset under `collection.perAssetSeries`. */
 export function perAssetSeriesFor(settings: ExporterConfig['collection'], asset: AssetRecord): boolean {
   return settings.perAssetSeries === 'all' || (settings.perAssetSeries === 'protected' && asset.protected);
 }

@@ -64,7 +64,7 @@ function countSamples(target: string, vms: readonly VmRecord[]): Sample[] {
   const roles = new Set([...VM_ROLES, ...vms.map((vm) => vm.role)]);
   const statuses = new Set([...VM_STATUSES, ...vms.map((vm) => vm.status)]);
   const counts = new Tally<[string, string, string]>();
-  for (const cluster of clusters) for (const role of roles) for (const status of statuses) counts.touch([cluster, role, status]);
+  for (const cluster of clusters) for (const role of roles) for (const status of statuses) counts.add([cluster, role, status], 0);
   for (const vm of vms) counts.add([vm.repClusterName ?? '', vm.role, vm.status]);
   return counts.samples('dataprotect_replication_vms', { target }, ['rep_cluster', 'role', 'status']);
 }
