@@ -1,7 +1,7 @@
 import type { ProtectionPolicy } from '../../clients/management/schemas';
 import { defineCollector, type CollectorContext, type Sample } from '../types';
 import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES, POLICY_SCHEDULES, readPolicies } from './published';
+import { ASSET_LIST, POLICIES, readPolicies } from './published';
 import { Tally } from '../shared/tally';
 
 export interface ProtectionPoliciesState {
@@ -32,13 +32,13 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const samples: Sample[] = [];
-    const names = new Map<string, { name: string; type: string | null }>();
-    const schedules = new Map<string, ProtectionSchedule>();
+    const byId = new Map<string, { name: string; type: string | null; schedule?: ProtectionSchedule }>();
     const warned = new Map<string, string>();
     const assetList = ctx.shared.get(ASSET_LIST);
     const perPolicy = new Tally<[string]>();
     for (const policy of await readPolicies(ctx, signal)) {
-      names.set(policy.id, { name: policy.name, type: policy.type ?? null });
+      const entry = { name: policy.name, type: policy.type ?? null };
+      byId.set(policy.id, entry);
       const enabled = policy.enabled == null ? '' : String(policy.enabled);
       const labels = { target, policy_id: policy.id, policy: policy.name, policy_type: policy.type ?? '', enabled };
       samples.push({ name: 'dataprotect_policy_info', labels, value: 1 });
@@ -47,7 +47,7 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
       // An EXCLUDED policy protects nothing: no RPO, no schedule to warn about.
       if (policy.type === 'EXCLUDED') continue;
       const schedule = readProtectionSchedule(policy.stages);
-      schedules.set(policy.id, schedule);
+      byId.set(policy.id, { ...entry, schedule });
       samples.push(rpoSample(ctx, policy, schedule, warned));
     }
     if (assetList) {
@@ -57,11 +57,8 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
     return {
       samples,
       state: { warned },
-      publish: [
-        [POLICY_NAMES, names],
-        [POLICY_SCHEDULES, { readAt: ctx.now().getTime(), byId: schedules }],
-      ],
-      items: names.size,
+      publish: [[POLICIES, { readAt: ctx.now().getTime(), byId }]],
+      items: byId.size,
     };
   },
 });

@@ -37,13 +37,11 @@ export interface AssetList {
   readonly assets: ReadonlyMap<string, AssetRecord>;
 }
 
-/** for assets whose answer does not embed the policy */
-export type PolicyNames = ReadonlyMap<string, { name: string; type: string | null }>;
-
-/** each policy's PROTECTION schedule by policy id, for the assets' RPO */
-export interface PolicySchedules {
+/** The policies by id: names for assets whose answer does not embed them, PROTECTION schedules for the assets' RPO. */
+export interface Policies {
   readonly readAt: number;
-  readonly byId: ReadonlyMap<string, ProtectionSchedule>;
+  /** no schedule for an EXCLUDED policy that protection-policies read */
+  readonly byId: ReadonlyMap<string, { name: string; type: string | null; schedule?: ProtectionSchedule }>;
 }
 
 /** Newest copy createTime per asset from latest-copies. An id present with null: asked, and the asset has no copy. */
@@ -60,8 +58,7 @@ export interface CopyFingerprints {
 }
 
 export const ASSET_LIST = new SharedKey<AssetList>('management.assets');
-export const POLICY_NAMES = new SharedKey<PolicyNames>('management.policyNames');
-export const POLICY_SCHEDULES = new SharedKey<PolicySchedules>('management.policySchedules');
+export const POLICIES = new SharedKey<Policies>('management.policies');
 export const LATEST_COPY_TIMES = new SharedKey<LatestCopyTimes>('management.latestCopyTimes');
 export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.copyFingerprints');
 
@@ -90,11 +87,12 @@ export function currentAssets(ctx: ManagementContext, signal: AbortSignal): Prom
   });
 }
 
-/** The policy schedules protection-policies published, or a fresh read (the assets collector runs before it). */
-export function currentPolicySchedules(ctx: ManagementContext, signal: AbortSignal): Promise<PolicySchedules> {
-  return publishedOrRead(ctx, POLICY_SCHEDULES, async () => {
+/** The policies protection-policies published, or a fresh read (the assets collector runs before it). */
+export function currentPolicies(ctx: ManagementContext, signal: AbortSignal): Promise<Policies> {
+  return publishedOrRead(ctx, POLICIES, async () => {
     const policies = await readPolicies(ctx, signal);
-    const byId = new Map(policies.map((policy) => [policy.id, readProtectionSchedule(policy.stages)]));
+    const entry = ({ name, type, stages }: ProtectionPolicy) => ({ name, type: type ?? null, schedule: readProtectionSchedule(stages) });
+    const byId = new Map(policies.map((policy) => [policy.id, entry(policy)]));
     return { readAt: ctx.now().getTime(), byId };
   });
 }
@@ -106,20 +104,20 @@ export async function readPolicies(ctx: ManagementContext, signal: AbortSignal):
 
 /** Every non-deleted asset (serial paging). */
 export async function readAssets(ctx: ManagementContext, signal: AbortSignal): Promise<Map<string, AssetRecord>> {
-  const policyNames = ctx.shared.get(POLICY_NAMES);
+  const policies = ctx.shared.get(POLICIES)?.byId;
   const assets = new Map<string, AssetRecord>();
   for await (const page of ctx.client.assets({}, signal)) {
-    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policyNames));
+    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policies));
   }
   return assets;
 }
 
 /** The record of one raw asset without consulting latest-copies; its type as the service names it. */
-function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): AssetRecord {
+function toAssetRecord(asset: Asset, policies: Policies['byId'] | undefined): AssetRecord {
   // The products' top-level protectionPolicy first; _embedded comes only with expand.
   const reference = asset.protectionPolicy?.id || asset.protectionPolicy?.name ? asset.protectionPolicy : asset._embedded?.protectionPolicy;
   const policyId = asset.protectionPolicyId ?? reference?.id ?? null;
-  const known = policyId ? policyNames?.get(policyId) : undefined;
+  const known = policyId ? policies?.get(policyId) : undefined;
   const protection = protectionOf(asset, reference?.type ?? known?.type);
   return {
     id: asset.id,
