@@ -77,11 +77,9 @@ export interface EstateEvents {
 }
 
 /**
- * A collector: one file under src/collectors/<api>/, declared with
- * defineCollector and listed in src/collectors/registry.ts. It reads its API
- * through ctx.client and returns samples; it never imports prom-client, and it
- * changes nothing outside its returned result, so a failed run leaves the
- * previous good state and series untouched.
+ * A collector (DEVELOPERS.md, "Adding a collector"). It changes nothing
+ * outside its returned result, so a failed run leaves the previous good state
+ * and series untouched.
  */
 export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unknown> {
   readonly name: string;

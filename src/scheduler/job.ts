@@ -121,10 +121,9 @@ export class CollectorJob {
   }
 
   /**
-   * No run starts any more, whoever asks for it (its cron task, the first
-   * round of its target, --once), and the current run is aborted, its result
-   * discarded: a source that hangs must hold neither a reload nor a shutdown.
-   * For a target that a reload removes or restarts, and for shutdown.
+   * No run starts any more, whoever asks for it, and the current run is
+   * aborted, its result discarded: a source that hangs must hold neither a
+   * reload nor a shutdown.
    */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -252,11 +251,7 @@ interface Run {
   controller: AbortController;
 }
 
-/**
- * What a collector's counters continue from: its state and when it started
- * counting. Only a collector with a counter among its metrics needs one (the
- * state of the others is a cache its next run rebuilds).
- */
+/** What a collector's counters continue from; the state of the others is a cache their next run rebuilds. */
 export interface JobCheckpoint {
   state: unknown;
   collectingSince: Date;

@@ -22,7 +22,7 @@ export class Scheduler {
     void task.start();
   }
 
-  /** Follows a change of the job's schedule: its next run is at the new schedule's next time, none at once. */
+  /** Follows a change of the job's schedule: its next run at the new schedule's next time, none at once. */
   async reschedule(job: CollectorJob): Promise<void> {
     const task = this.tasks.get(job);
     if (!task) return; // not scheduled yet: its first round adds it with the new schedule

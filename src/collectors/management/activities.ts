@@ -25,7 +25,6 @@ interface CategoryTotals {
   readonly sum: number;
 }
 
-/** Completions counted by [classType, category, result]; their bytes and durations by [classType, category]. */
 export interface ActivitiesState extends CountsState<ResultKey> {
   /** activities now queued or running, followed until they complete */
   readonly active: ReadonlyMap<string, StateKey>;
@@ -112,10 +111,7 @@ interface Run {
   readonly admitted: Activity[];
 }
 
-/**
- * The incremental read, the first run's read of what is still active, and the
- * follow-up of the active ones; returns the number of items read.
- */
+/** The incremental read, the first run's read of what is still active, and the follow-up; returns the items read. */
 async function readActivities(client: ManagementClient, classTypes: readonly string[], run: Run, signal: AbortSignal): Promise<number> {
   let items = 0;
   const read = async (filter: Filter, each: (activity: Activity) => void): Promise<void> => {
@@ -138,7 +134,6 @@ async function readActivities(client: ManagementClient, classTypes: readonly str
       if (!run.seen.has(activity.id)) apply(run, activity);
     });
   }
-  // Follow the running ones that the incremental read did not bring back.
   const unseen = [...run.active.keys()].filter((id) => !run.seen.has(id));
   for (const batch of chunks(unseen, FOLLOW_BATCH)) {
     await read(isIn('id', batch), (activity) => apply(run, activity));

@@ -7,11 +7,9 @@ import { uniqueBy } from '../shared/unique';
 const KNOWN_SEVERITIES = ['CRITICAL', 'WARNING', 'INFORMATIONAL'] as const;
 
 /**
- * The management service's own alerts by severity and whether they
- * are acknowledged (acknowledgement.acknowledgeState ACKNOWLEDGED -> "true",
- * UNACKNOWLEDGED or none -> "false"; another state passes through as it is).
- * Every alert the service lists counts as open: the API has no closed state.
- * Serial paging.
+ * The management service's own alerts by severity and whether they are
+ * acknowledged (another acknowledgeState passes through as it is). Every
+ * alert the service lists counts as open: the API has no closed state.
  */
 export const alertsCollector = defineCollector<'management'>({
   name: 'alerts',

@@ -92,10 +92,8 @@ function keepUnchanged(
     const known = ctx.state?.assets.get(asset.id);
     const fingerprint = published?.byAsset.get(asset.id) ?? null;
     // A fingerprint that was not known at the read can be adopted only if it
-    // was taken before that read: one taken later may already include a
-    // change the read did not see (copy-metrics failing for a while, an
-    // asset listed there only once it has copies), and adopting it would
-    // hide that change until the periodic re-read.
+    // was taken before that read: one taken later may include a change the
+    // read did not see, hidden until the periodic re-read.
     const unknownAtRead = known !== undefined && known.fingerprint === null && fingerprint !== null;
     const adoptable = unknownAtRead && published !== undefined && published.readAt <= known.readAt;
     const changed =

@@ -40,11 +40,6 @@ export interface CountsState<K extends readonly string[]> {
   readonly window: ReadonlyArray<Readonly<{ time: number; key: K }>>;
 }
 
-/** The clocks a run counts by: the exporter's, when the collector's first run started, and the window. */
-export type CountingClock = Pick<CollectorContext<'management', unknown>, 'now' | 'collectingSince'> & {
-  readonly settings: { readonly window: number };
-};
-
 /**
  * One run of a counting collector. The previous state is never changed (a
  * failed run must leave it as it was) and not deep-cloned either: the totals
@@ -63,11 +58,13 @@ export class EventCounts<K extends readonly string[]> {
   private readonly seen: Map<string, number>;
   /** the latest time the watermark may take */
   private readonly latest: number;
-  /** where a first run reads from at the latest (now minus the window) */
   private readonly windowStart: number;
   private readonly window: Array<Readonly<{ time: number; key: K }>>;
 
-  constructor(state: CountsState<K> | undefined, clock: CountingClock) {
+  constructor(
+    state: CountsState<K> | undefined,
+    clock: Pick<CollectorContext<'management', unknown>, 'now' | 'collectingSince'> & { readonly settings: { readonly window: number } },
+  ) {
     const now = clock.now().getTime();
     const collectingSince = clock.collectingSince.getTime();
     this.first = state === undefined;

@@ -135,12 +135,9 @@ function toAssetRecord(asset: Asset, policies: Policies['byId'] | undefined): As
 }
 
 /**
- * The protection status label and whether RPO applies. The service's
- * protectionStatus is used as sent (unknown values pass through, and only
- * PROTECTED counts as protected). The seed's asset has no such field; when it
- * is absent the status is derived from the policy: none assigned ->
- * UNPROTECTED, a policy of type EXCLUDED -> EXCLUDED, any other policy ->
- * PROTECTED.
+ * The protection status label and whether RPO applies: the service's
+ * protectionStatus as sent, else (the seed's asset has no such field) derived
+ * from the policy.
  */
 function protectionOf(asset: Asset, policyType: string | null | undefined): { status: string; protected: boolean } {
   if (asset.protectionStatus) return { status: asset.protectionStatus, protected: asset.protectionStatus === 'PROTECTED' };

@@ -10,10 +10,7 @@ import type { Labels, Sample } from '../types';
 export const UNKNOWN_LABEL = 'unknown';
 
 /** One label set (its values, in label order) and its count: what a counting collector's state keeps. */
-export interface TallyEntry<K extends readonly string[]> {
-  readonly key: K;
-  readonly value: number;
-}
+export type TallyEntry<K extends readonly string[]> = { readonly key: K; readonly value: number };
 
 /** Counts by a composite label key, kept as the label values in insertion order. */
 export class Tally<K extends readonly string[]> {
