@@ -21,9 +21,8 @@ import { systemCollector } from './storage/system';
 
 /**
  * Every collector, per target kind, in the order they are listed on the
- * landing page. Adding a collector = one file plus one line here. A
- * collector's `after` names only collectors listed before it (a first round
- * waits for those; test/collectors/registry.test.ts checks it).
+ * landing page. A collector's `after` names only collectors listed before it
+ * (test/collectors/registry.test.ts checks it).
  */
 export const COLLECTORS: { readonly [K in TargetKind]: readonly AnyCollector<K>[] } = {
   management: [

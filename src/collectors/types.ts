@@ -23,12 +23,8 @@ export interface HistogramSample {
   readonly sum: number;
 }
 
-/**
- * A value one collector publishes for the other collectors of the same target
- * (for example the asset list), typed by its key.
- */
+/** A value one collector publishes for the other collectors of the same target (e.g. the asset list), typed by its key. */
 export class SharedKey<T> {
-  /** phantom field carrying the value type */
   declare readonly __type?: T;
 
   constructor(readonly id: string) {}
@@ -47,16 +43,14 @@ export interface CollectorContext<K extends TargetKind, S> {
   /** wall clock (tests may replace it) */
   now(): Date;
   /**
-   * When this collector's first run for this target started (the same
-   * clock): counters count what happens after it. It stays through failed
-   * runs and reloads that keep the state; a restart, or a target whose source
-   * changed, starts again.
+   * When this collector's first run for this target started: counters count
+   * what happens after it. It stays through failed runs and reloads that keep
+   * the state; a restart, or a target whose source changed, starts again.
    */
   readonly collectingSince: Date;
   /**
    * The run's time limit, for a collector that can stop early and keep what
    * it did (the copies collector's per-asset reads); absent when unlimited.
-   * When the limit runs out the run fails and its result is thrown away.
    */
   readonly timeLimit?: { readonly totalMs: number; leftMs(): number };
 }
@@ -68,15 +62,9 @@ export interface CollectResult<S> {
   state?: S;
   /** values for the other collectors of this target; published only if this run succeeds */
   publish?: Array<[SharedKey<unknown>, unknown]>;
-  /**
-   * Items read, for logs and spans (the requests the run sent are counted by
-   * the HTTP client, see clients/run-requests.ts)
-   */
+  /** items read, for logs and spans (the HTTP client counts the requests) */
   items?: number;
-  /**
-   * The estate's own events this run admitted (each once, as the counters
-   * count them), forwarded over OTLP by the job only if this run succeeds.
-   */
+  /** the estate's events this run admitted (each once), forwarded over OTLP only if this run succeeds */
   events?: EstateEvents;
 }
 
@@ -84,20 +72,14 @@ export interface EstateEvents {
   /** completed activities */
   activities?: Activity[];
   auditEntries?: AuditLog[];
-  /**
-   * true for a first run: its events are history from before the exporter
-   * started (the counters count none of them); forwarded only as far back as
-   * `otlp.backfill` reaches
-   */
+  /** a first run's events are history (counted by no counter): forwarded only as far back as `otlp.backfill` reaches */
   history: boolean;
 }
 
 /**
- * A collector: one file under src/collectors/<api>/, declared with
- * defineCollector and listed in src/collectors/registry.ts. It reads its API
- * through ctx.client and returns samples; it never imports prom-client, and it
- * changes nothing outside its returned result, so a failed run leaves the
- * previous good state and series untouched.
+ * A collector (DEVELOPERS.md, "Adding a collector"). It changes nothing
+ * outside its returned result, so a failed run leaves the previous good state
+ * and series untouched.
  */
 export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unknown> {
   readonly name: string;
@@ -107,13 +89,10 @@ export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unkn
   readonly defaultSchedule: string;
   /** time limit of one run; default: 80% of the schedule interval, at most 5 minutes */
   readonly defaultTimeoutMs?: number;
-  /** the metric families this collector emits */
   readonly metrics: readonly MetricName[];
   /**
-   * Collectors of the same kind, listed before this one in the registry, whose
-   * first run this one waits for (it reads what they publish, e.g. the asset
-   * list). In a first round (start, --once) every other collector starts at
-   * once; afterwards each runs on its own schedule.
+   * Collectors listed before this one whose first run this one waits for in
+   * a first round (start, --once): it reads what they publish.
    */
   readonly after?: readonly string[];
   collect(ctx: CollectorContext<K, S>, signal: AbortSignal): Promise<CollectResult<S>>;

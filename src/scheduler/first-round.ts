@@ -1,15 +1,11 @@
-/**
- * The order of a first round: each collector runs as soon as the collectors
- * it reads from (its `after`) have finished, all others at once.
- */
 import type { CollectorDefinition } from '../collectors/types';
 
 /**
- * Runs `run` for every item, each once the items named in its collector's
- * `after` have finished. A name that is not among the items (a collector
- * disabled for the target) is not waited for; a name listed later is not
- * either, which is why `after` may only name earlier collectors (checked in
- * test/collectors/registry.test.ts). Results are in the items' order.
+ * The order of a first round: runs `run` for every item, each once the items
+ * named in its collector's `after` have finished, all others at once. A name
+ * that is not among the items (a collector disabled for the target) is not
+ * waited for; a name listed later is not either, which is why `after` may
+ * only name earlier collectors. Results are in the items' order.
  */
 export function runInFirstRoundOrder<T, R>(
   items: readonly T[],

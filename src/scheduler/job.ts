@@ -5,7 +5,7 @@ import type { AnyClient } from '../clients';
 import { isApiError } from '../clients/errors';
 import { countingRequests, type RunCount } from '../clients/run-requests';
 import type { AnyCollector, CollectResult, EstateEvents, SharedKey } from '../collectors/types';
-import { alreadyReported } from '../collectors/shared/permission';
+import { PermissionDenied } from '../collectors/shared/permission';
 import type { SnapshotStore } from '../snapshot/store';
 import { metricFamily } from '../metrics/catalog';
 import { validateOutput } from './output-check';
@@ -47,10 +47,8 @@ export class CollectorJob {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private state: any;
   /**
-   * When this collector first started a run for this target: counters count
-   * what happens after it. Set by the first run whether it succeeds or not,
-   * so a first run that fails part-way does not move it to the next run that
-   * succeeds (what completed in between would be taken for history).
+   * Set by the first run whether it succeeds or not: what completes before
+   * the next run that succeeds is counted, not taken for history.
    */
   private collectingSince: Date | undefined;
   private running: Promise<RunResult> | undefined;
@@ -58,14 +56,14 @@ export class CollectorJob {
   private runController: AbortController | undefined;
   private stopped = false;
   private readonly skippedItems = new SkippedItemLog();
-  /** a counter among its metrics: its state carries running totals, kept in checkpoints (see JobCheckpoint) */
+  /** a counter among its metrics: its state carries running totals, kept in checkpoints */
   private readonly countsEvents: boolean;
 
   constructor(
     readonly runtime: TargetRuntime,
     readonly definition: AnyCollector,
     /** changed by a reload that changes only the collectors' settings (see reschedule) */
-    private settings: JobSettings,
+    private _settings: JobSettings,
     private readonly deps: {
       store: SnapshotStore;
       logger: Logger;
@@ -88,17 +86,13 @@ export class CollectorJob {
     return this.definition.name;
   }
 
-  get schedule(): string {
-    return this.settings.schedule;
-  }
-
-  get timeoutMs(): number {
-    return this.settings.timeoutMs;
+  get settings(): JobSettings {
+    return this._settings;
   }
 
   /** New settings from a reload, keeping the state; a run going on keeps its time limit. */
   reschedule(settings: JobSettings): void {
-    this.settings = settings;
+    this._settings = settings;
   }
 
   get isRunning(): boolean {
@@ -122,16 +116,14 @@ export class CollectorJob {
     return this.running;
   }
 
-  /** Resolves when the current run (if any) ends. */
   async settled(): Promise<void> {
     await this.running?.catch(() => undefined);
   }
 
   /**
-   * No run starts any more, whoever asks for it (its cron task, the first
-   * round of its target, --once), and the current run is aborted, its result
-   * discarded: a source that hangs must hold neither a reload nor a shutdown.
-   * For a target that a reload removes or restarts, and for shutdown.
+   * No run starts any more, whoever asks for it, and the current run is
+   * aborted, its result discarded: a source that hangs must hold neither a
+   * reload nor a shutdown.
    */
   async stop(): Promise<void> {
     this.stopped = true;
@@ -144,15 +136,6 @@ export class CollectorJob {
     span.setAttribute('dataprotect.result', 'stopped');
     logger.debug('run stopped; its result is discarded');
     return 'skipped';
-  }
-
-  /** Hands the run's events over; a forwarding problem is logged and never fails the run. */
-  private forward(logger: Logger, events: EstateEvents): void {
-    try {
-      this.deps.onEvents?.(this.runtime.config.name, events);
-    } catch (error) {
-      logger.warn({ err: (error as Error).message }, 'forwarding events over OTLP failed');
-    }
   }
 
   private execute(): Promise<RunResult> {
@@ -183,7 +166,7 @@ export class CollectorJob {
    * checking and preparing its result afterwards is the exporter's own work.
    */
   private async collectWithinLimit({ logger, started, count, controller }: Run): Promise<CollectResult<unknown>> {
-    const timeoutMs = this.timeoutMs;
+    const { timeoutMs } = this._settings;
     const limit = new LinkedSignal(controller.signal, timeoutMs);
     const signal = limit.signal;
     const aborted = new Promise<never>((_, reject) =>
@@ -220,7 +203,12 @@ export class CollectorJob {
     const collectingSince = this.collectingSince as Date;
     if (this.countsEvents) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
     for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, value);
-    if (result.events && this.deps.onEvents) this.forward(logger, result.events);
+    try {
+      if (result.events) this.deps.onEvents?.(target, result.events);
+    } catch (error) {
+      // a forwarding problem never fails the run
+      logger.warn({ err: (error as Error).message }, 'forwarding events over OTLP failed');
+    }
     const durationSeconds = (performance.now() - started) / 1000;
     this.deps.store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), result: ready });
     span.setAttributes({
@@ -246,7 +234,7 @@ export class CollectorJob {
     span.setStatus({ code: SpanStatusCode.ERROR, message: err.message });
     span.setAttributes({ 'dataprotect.result': 'failure', 'dataprotect.error': err.message });
     // A failure the collector logged itself (a missing role, at most hourly) is not repeated every run.
-    if (alreadyReported(err)) logger.debug({ err, durationSeconds }, 'collection failed');
+    if (err instanceof PermissionDenied) logger.debug({ err, durationSeconds }, 'collection failed');
     else logger.warn({ err, durationSeconds }, 'collection failed');
     return 'failure';
   }
@@ -259,15 +247,11 @@ interface Run {
   /** performance.now() at its start */
   started: number;
   count: RunCount;
-  /** aborted by a stop or the run's end; the time limit joins it in the collector's signal */
+  /** aborted by a stop or the run's end */
   controller: AbortController;
 }
 
-/**
- * What a collector's counters continue from: its state and when it started
- * counting. Only a collector with a counter among its metrics needs one (the
- * state of the others is a cache its next run rebuilds).
- */
+/** What a collector's counters continue from; the state of the others is a cache their next run rebuilds. */
 export interface JobCheckpoint {
   state: unknown;
   collectingSince: Date;

@@ -15,14 +15,14 @@ export class Scheduler {
   /** Runs the job on its schedule from now on (a job already scheduled keeps its task). */
   add(job: CollectorJob): void {
     if (this.tasks.has(job)) return;
-    const task = cron.createTask(job.schedule, () => detached(() => void job.run()), {
+    const task = cron.createTask(job.settings.schedule, () => detached(() => void job.run()), {
       name: `${job.runtime.config.name}/${job.name}`,
     });
     this.tasks.set(job, task);
     void task.start();
   }
 
-  /** Follows a change of the job's schedule: its next run is at the new schedule's next time, none at once. */
+  /** Follows a change of the job's schedule: its next run at the new schedule's next time, none at once. */
   async reschedule(job: CollectorJob): Promise<void> {
     const task = this.tasks.get(job);
     if (!task) return; // not scheduled yet: its first round adds it with the new schedule

@@ -3,13 +3,7 @@ import type { ExporterConfig } from '../config/load';
 import { shardIndexOf } from '../config/schema';
 
 /** This replica's shard and, for every configured target, the shard that collects it. */
-export interface ShardAssignment {
-  shard: number;
-  shards: number;
-  owners: Map<string, number>;
-}
-
-export function shardAssignment(config: ExporterConfig): ShardAssignment {
+export function shardAssignment(config: ExporterConfig): { shard: number; shards: number; owners: Map<string, number> } {
   const { shards } = config.sharding;
   // The schema accepts only an index that names one of the shards.
   const shard = shardIndexOf(config.sharding.index) as number;
@@ -24,13 +18,11 @@ export function ownedTargets(config: ExporterConfig): ExporterConfig['targets'] 
 
 /**
  * Which replica collects each target: rendezvous hashing with balanced
- * loads. Every target ranks the replicas by FNV-1a of (target, replica) and
- * goes to the best-ranked one that still has room, the targets taken in name
- * order; a replica has room for floor(n/shards) targets, and the first
- * n mod shards replicas to fill up for one more. So the loads differ by one
- * at most (no replica idles while another has two), the assignment is the
- * same on every replica and independent of the order of the file, and a
- * target added or removed moves few others (the preferences stay).
+ * loads. Every target, in name order, goes to the replica ranked best by
+ * FNV-1a of (target, replica) that still has room (floor(n/shards), one more
+ * for the first n mod shards to fill up). So the loads differ by one at most,
+ * the assignment is the same on every replica whatever the order of the
+ * file, and a target added or removed moves few others.
  */
 export function assignShards(targetNames: readonly string[], shards: number): Map<string, number> {
   const names = [...new Set(targetNames)].sort();

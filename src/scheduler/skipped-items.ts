@@ -6,11 +6,9 @@ import { compositeKey } from '../util/composite-key';
 const MAX_LINES_PER_RUN = 20;
 
 /**
- * The listing items one collector's runs skip. Each is logged (its endpoint,
- * id and problem, never its content) in the run that first skips it for that
- * problem: an item the previous run skipped for the same problem is not
- * logged again, one whose problem changed or that comes back is. Every run's
- * skips are counted by reason, for dataprotect_collector_skipped_items_total.
+ * The listing items one collector's runs skip. Each is logged (never its
+ * content) in the run that first skips it for that problem: an item the
+ * previous run skipped for the same problem is not logged again.
  */
 export class SkippedItemLog {
   private previous = new Set<string>();

@@ -25,7 +25,6 @@ interface CategoryTotals {
   readonly sum: number;
 }
 
-/** Completions counted by [classType, category, result]; their bytes and durations by [classType, category]. */
 export interface ActivitiesState extends CountsState<ResultKey> {
   /** activities now queued or running, followed until they complete */
   readonly active: ReadonlyMap<string, StateKey>;
@@ -39,28 +38,17 @@ export interface ActivitiesState extends CountsState<ResultKey> {
  * Jobs of the management service (only the levels in
  * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
  *
- * Read incrementally by updateTime (serial paging, see ledger.ts for the
- * watermark, overlap and id de-duplication); the first run also asks for
- * every activity still queued or running, however old. Activities seen
- * QUEUED, RUNNING or PENDING_CANCELLATION are followed: those that the
- * incremental read does not bring back are asked for by id (100 ids a
- * request) until they complete or disappear, so a completion is not missed
- * even if its updateTime lags.
- *
- * - dataprotect_activities_completed_total, _activity_duration_seconds and
- *   _activity_transferred_bytes_total count each activity once, when it is
- *   first seen COMPLETED, if it completed after the collector's first run
- *   started (`ctx.collectingSince`, whether or not that run succeeded: earlier
- *   ones are history, never replayed);
- * - dataprotect_activities_window: completed within `collection.window` by
- *   endTime, rebuilt from the service by the first run that succeeds;
- * - dataprotect_activities: those now QUEUED / RUNNING / PENDING_CANCELLATION.
+ * Read incrementally by updateTime (serial paging, counted by ledger.ts); the
+ * first run also asks for every activity still queued or running, however
+ * old. Activities seen QUEUED, RUNNING or PENDING_CANCELLATION are followed:
+ * those that the incremental read does not bring back are asked for by id
+ * until they complete or disappear, so a completion is not missed even if its
+ * updateTime lags. A completion counts by its end time (the window too).
  * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
  *
  * Every series carries `class_type`: a policy run is one JOB_GROUP plus one
  * JOB per asset in the same category, so counting both under one label set
- * would count each run about twice. Bytes are read from
- * stats.bytesTransferred, else from the deprecated result.bytesTransferred.
+ * would count each run about twice.
  */
 export const activitiesCollector = defineCollector<'management', ActivitiesState>({
   name: 'activities',
@@ -113,7 +101,6 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
 
 const RESULT_LABELS = ['class_type', 'category', 'result'] as const;
 
-/** One run's work: what it counts, and the activities it has seen and newly taken. */
 interface Run {
   readonly counts: EventCounts<ResultKey>;
   readonly active: Map<string, StateKey>;
@@ -124,10 +111,7 @@ interface Run {
   readonly admitted: Activity[];
 }
 
-/**
- * The incremental read, the first run's read of what is still active, and the
- * follow-up of the active ones; returns the number of items read.
- */
+/** The incremental read, the first run's read of what is still active, and the follow-up; returns the items read. */
 async function readActivities(client: ManagementClient, classTypes: readonly string[], run: Run, signal: AbortSignal): Promise<number> {
   let items = 0;
   const read = async (filter: Filter, each: (activity: Activity) => void): Promise<void> => {
@@ -150,7 +134,6 @@ async function readActivities(client: ManagementClient, classTypes: readonly str
       if (!run.seen.has(activity.id)) apply(run, activity);
     });
   }
-  // Follow the running ones that the incremental read did not bring back.
   const unseen = [...run.active.keys()].filter((id) => !run.seen.has(id));
   for (const batch of chunks(unseen, FOLLOW_BATCH)) {
     await read(isIn('id', batch), (activity) => apply(run, activity));
@@ -166,7 +149,7 @@ function apply(run: Run, activity: Activity): void {
   if (ACTIVE_STATES.has(activity.state)) {
     const key: StateKey = [classType, activity.category, activity.state];
     run.active.set(activity.id, key);
-    run.running.touch(key);
+    run.running.add(key, 0);
     return;
   }
   // An activity seen running since the exporter started has never been counted,

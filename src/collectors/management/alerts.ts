@@ -7,11 +7,9 @@ import { uniqueBy } from '../shared/unique';
 const KNOWN_SEVERITIES = ['CRITICAL', 'WARNING', 'INFORMATIONAL'] as const;
 
 /**
- * The management service's own alerts by severity and whether they
- * are acknowledged (acknowledgement.acknowledgeState ACKNOWLEDGED -> "true",
- * UNACKNOWLEDGED or none -> "false"; another state passes through as it is).
- * Every alert the service lists counts as open: the API has no closed state.
- * Serial paging.
+ * The management service's own alerts by severity and whether they are
+ * acknowledged (another acknowledgeState passes through as it is). Every
+ * alert the service lists counts as open: the API has no closed state.
  */
 export const alertsCollector = defineCollector<'management'>({
   name: 'alerts',
@@ -24,7 +22,7 @@ export const alertsCollector = defineCollector<'management'>({
     // random paging may repeat an alert when the list shifts
     const { unique: alerts } = uniqueBy(await collectAll(ctx.client.alerts({}, signal)), (alert) => alert.id);
     const tally = new Tally<[string, string]>();
-    for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.touch([severity, ack]);
+    for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.add([severity, ack], 0);
     for (const alert of alerts) tally.add([alert.severity || UNKNOWN_LABEL, acknowledged(alert.acknowledgement?.acknowledgeState)]);
     return { samples: tally.samples('dataprotect_alerts', { target }, ['severity', 'acknowledged']), items: alerts.length };
   },

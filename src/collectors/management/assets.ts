@@ -1,18 +1,14 @@
 import { defineCollector, type CollectorContext, type Sample } from '../types';
 import type { ExporterConfig } from '../../config/load';
 import { policyRpo } from './policy-rpo';
-import { ASSET_LIST, currentPolicySchedules, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets } from './published';
-import type { AssetRecord, LatestCopyTimes, PolicySchedules } from './published';
+import { ASSET_LIST, currentPolicies, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets } from './published';
+import type { AssetRecord, LatestCopyTimes, Policies } from './published';
 import { Tally } from '../shared/tally';
 
 /** How long this collector trusts its own latest-copies answer before asking again. */
 const OWN_LATEST_MAX_AGE_MS = 30 * 60_000;
 
-interface OwnLatest {
-  /** exporter clock, epoch ms */
-  checkedAt: number;
-  newest: number | null;
-}
+type OwnLatest = { checkedAt: number; newest: number | null };
 
 export interface AssetsState {
   /** latest-copies answers this collector asked for itself, by asset id */
@@ -22,17 +18,13 @@ export interface AssetsState {
 /**
  * Every non-deleted asset with its policy, protection status, size,
  * newest copy time and RPO, plus the counts per type and protection status.
- * The RPO is its policy's (policy-rpo.ts), from the schedules the
- * protection-policies collector published, or read here before it has.
  * It publishes the asset list (ASSET_LIST) for the other management collectors.
  *
  * Newest copy time = max(lastAvailableCopyTime, newest createTime from
- * latest-copies). latest-copies comes from the latest-copies collector when it
- * has run; until then, for assets whose lastAvailableCopyTime is null, this
- * collector asks latest-copies itself (batched), so that even its first run
- * does not count an asset with copies as "without copy". Those answers are
- * kept in its state until the latest-copies collector publishes fresher ones
- * (for at most 30 minutes).
+ * latest-copies). Until the latest-copies collector has published, this
+ * collector asks latest-copies itself for the assets without
+ * lastAvailableCopyTime, so that even its first run does not count an asset
+ * with copies as "without copy".
  */
 export const assetsCollector = defineCollector<'management', AssetsState>({
   name: 'assets',
@@ -58,7 +50,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       const times = [asset.lastAvailableCopyTime, own ? own.newest : published?.newest.get(asset.id)].filter((time) => time != null);
       assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : null });
     }
-    const rpoSecondsOf = rpoByPolicy(await currentPolicySchedules(ctx, signal), ctx.settings);
+    const rpoSecondsOf = rpoByPolicy(await currentPolicies(ctx, signal), ctx.settings);
     return {
       samples: assetSamples(ctx.target.name, assets, ctx.settings, rpoSecondsOf),
       state: { ownLatest },
@@ -92,13 +84,13 @@ async function askLatestCopies(
 }
 
 /** An asset's RPO in seconds, worked out once per policy: by id (names may repeat), else by name. */
-function rpoByPolicy(schedules: PolicySchedules, settings: ExporterConfig['collection']): (asset: AssetRecord) => number {
+function rpoByPolicy(policies: Policies, settings: ExporterConfig['collection']): (asset: AssetRecord) => number {
   const rpoSecondsByPolicy = new Map<string, number>();
   return (asset) => {
     const key = asset.policyId ?? `name:${asset.policyName}`;
     let seconds = rpoSecondsByPolicy.get(key);
     if (seconds === undefined) {
-      const schedule = asset.policyId === null ? undefined : schedules.byId.get(asset.policyId);
+      const schedule = asset.policyId === null ? undefined : policies.byId.get(asset.policyId)?.schedule;
       seconds = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, settings).ms / 1000;
       rpoSecondsByPolicy.set(key, seconds);
     }

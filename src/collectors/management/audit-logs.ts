@@ -7,16 +7,8 @@ import { EventCounts, type CountsState } from './ledger';
 export type AuditLogsState = CountsState<[auditType: string]>;
 
 /**
- * Audit entries by auditType, read incrementally by changedTime
- * (serial paging, `changedTime ge <watermark - overlap>`, ids de-duplicated at
- * the boundary: see ledger.ts).
- *
- * - dataprotect_audit_events_total counts once each entry changed after the
- *   collector's first run started (`ctx.collectingSince`, whether or not that
- *   run succeeded: earlier entries are history, never replayed);
- * - dataprotect_audit_events_window: entries whose changedTime is within
- *   `collection.window`, rebuilt from the service by the first run that succeeds.
- * Types once seen stay, with 0.
+ * Audit entries by auditType, read incrementally by changedTime (serial
+ * paging, counted by ledger.ts). Types once seen stay, with 0.
  */
 export const auditLogsCollector = defineCollector<'management', AuditLogsState>({
   name: 'audit-logs',

@@ -6,13 +6,9 @@ import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
 
 /**
- * Cloud disaster-recovery sessions by DR type (Test,
- * Failover) and status (READY; other statuses pass through as they come),
- * every page of the listing.
- *
- * The service allows the listing to the Administrator and Restore
- * Administrator roles only: an account with the User role gets 403, which
- * fails the run with one log line naming the role (see permission.ts).
+ * Cloud disaster-recovery sessions by DR type and status. The service allows
+ * the listing to the Administrator and Restore Administrator roles only: an
+ * account with the User role gets 403 (see permission.ts).
  */
 export const cloudDrSessionsCollector = defineCollector<'management'>({
   name: 'cloud-dr-sessions',

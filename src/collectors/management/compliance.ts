@@ -5,25 +5,21 @@ import { defineCollector } from '../types';
 import { Tally } from '../shared/tally';
 import { compositeKey } from '../../util/composite-key';
 
-/** verified-objective statuses of the seed: each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
+/** each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
 const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
 
 /**
- * Compliance results by policy and verified-objective status
- * (SUCCEEDED, FAILED, SKIPPED; unknown statuses pass through), from
- * GET /api/v2/compliance-details.
+ * Compliance results by policy and verified-objective status (unknown
+ * statuses pass through).
  *
  * The listing is history: each record is one verification run. Only the
- * latest run of each asset and stage (objective) counts, by completionTime
- * (the ComplianceDetail model's; createdAt for a run without one), whatever
- * the listing order: a run with a time wins over one without, two without
- * one count in the order listed (the later wins), and records naming no
- * asset count each on their own.
+ * latest run of each asset and stage counts, by completionTime (else
+ * createdAt), whatever the listing order; records naming no asset count each
+ * on their own.
  *
- * The status is read from verifiedObjectives.status (the seed's field; an
- * array of objectives counts each one), else from a flat `status`
- * (api-notes). A result with neither fails the run: counting it under a
- * made-up status would be a wrong number.
+ * The status is read from verifiedObjectives.status (an array counts each
+ * objective), else from a flat `status` (api-notes). A result with neither
+ * fails the run: counting it under a made-up status would be a wrong number.
  */
 export const complianceCollector = defineCollector<'management'>({
   name: 'compliance',
@@ -46,7 +42,7 @@ export const complianceCollector = defineCollector<'management'>({
     }
     for (const { detail, index } of latest.values()) {
       const policy = detail.policyName ?? detail.protectionPolicyId ?? '';
-      for (const status of KNOWN_STATUSES) tally.touch([policy, status]);
+      for (const status of KNOWN_STATUSES) tally.add([policy, status], 0);
       for (const status of statusesOf(detail, index)) tally.add([policy, status]);
     }
     return { samples: tally.samples('dataprotect_compliance_objectives', { target }, ['policy', 'status']), items };

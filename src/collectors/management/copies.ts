@@ -9,7 +9,7 @@ import { forEachConcurrent } from '../shared/concurrency';
 import { UNKNOWN_LABEL } from '../shared/tally';
 import { fnv1a } from '../../util/fnv1a';
 
-export interface LocationCopies {
+interface LocationCopies {
   readonly count: number;
   /** the sizes the copies give */
   readonly bytes: number;
@@ -21,7 +21,7 @@ export interface LocationCopies {
   readonly expiringSizes: readonly number[];
 }
 
-export interface AssetCopies {
+interface AssetCopies {
   /** the asset's fields when its copies were read: a change triggers a re-read */
   readonly lastAvailableCopyTime: number | null;
   readonly updatedAt: number | null;
@@ -38,34 +38,22 @@ export interface CopiesState {
 }
 
 /**
- * Number and total size of each asset's live copies, per location.
- * Copies in a deletion state (DELETED, SOFT_DELETED, DELETING,
- * DELETE_FAILED, CATALOG_DELETE_FAILED), which the service lists too, are left out by the client
- * (copy-states.ts).
+ * Number and total size of each asset's live copies, per location (the
+ * client leaves out copies in a deletion state, copy-states.ts).
  *
  * Incremental, so that a large estate is not asked for every asset's copies on
- * every run. An asset's copies are read again only when
- *   - the asset is new to this collector, or
- *   - its lastAvailableCopyTime or updatedAt changed since they were read, or
- *   - the fingerprint of its copy metrics (published by the copy-metrics
- *     collector) changed: that shows copies tiered to the cloud, deleted by
- *     the service, or added while lastAvailableCopyTime lags, or
- *   - its periodic re-read is due: every asset is re-read once per
- *     `collection.copiesFullRescanPeriod`; the first re-read after a cold
- *     start falls at a per-asset point in the second half of the period, so
- *     the re-reads are spread across runs instead of all falling together.
- * Between reads, copies whose retentionTime has passed are removed locally.
- * When only a quarter of the run's time limit is left, no further asset is
- * read: the run ends in time with what it read, and the next runs read the
- * others (a cold start on a large or slow estate then takes a few runs
- * instead of failing at every one).
- * A run with no changes and nothing due makes no per-asset request. Only
- * assets whose per-asset series are emitted (`collection.perAssetSeries`) are
- * read at all.
+ * every run. An asset's copies are read again only when it is new, its
+ * lastAvailableCopyTime or updatedAt changed, its copy-metrics fingerprint
+ * changed (copies tiered to the cloud, deleted by the service, or added while
+ * lastAvailableCopyTime lags), or its periodic re-read is due (once per
+ * `collection.copiesFullRescanPeriod`; the first one after a cold start at a
+ * per-asset point of the period's second half, so they do not all fall
+ * together). Between reads, copies whose retentionTime has passed are removed
+ * locally. When only a quarter of the run's time limit is left, no further
+ * asset is read: a cold start on a large or slow estate then takes a few runs
+ * instead of failing at every one.
  *
- * The state keeps, per asset and location, the count, the bytes and the
- * retention times and sizes of the copies that expire (two numbers a copy),
- * never the copy objects.
+ * The state keeps two numbers per expiring copy, never the copy objects.
  */
 export const copiesCollector = defineCollector<'management', CopiesState>({
   name: 'copies',
@@ -100,15 +88,12 @@ function keepUnchanged(
   const next = new Map<string, AssetCopies>();
   const toRead: AssetRecord[] = [];
   for (const asset of assets) {
-    // Copies are read only for assets whose series are emitted (collection.perAssetSeries).
     if (!perAssetSeriesFor(ctx.settings, asset)) continue;
     const known = ctx.state?.assets.get(asset.id);
     const fingerprint = published?.byAsset.get(asset.id) ?? null;
     // A fingerprint that was not known at the read can be adopted only if it
-    // was taken before that read: one taken later may already include a
-    // change the read did not see (copy-metrics failing for a while, an
-    // asset listed there only once it has copies), and adopting it would
-    // hide that change until the periodic re-read.
+    // was taken before that read: one taken later may include a change the
+    // read did not see, hidden until the periodic re-read.
     const unknownAtRead = known !== undefined && known.fingerprint === null && fingerprint !== null;
     const adoptable = unknownAtRead && published !== undefined && published.readAt <= known.readAt;
     const changed =
@@ -124,7 +109,7 @@ function keepUnchanged(
   return { next, toRead };
 }
 
-/** Reads the copies of `toRead` into `next`, as time allows; returns how many assets it read. */
+/** Reads the copies of `toRead` into `next`, as time allows; returns how many it read. */
 async function readCopies(
   ctx: CopiesContext,
   signal: AbortSignal,
@@ -134,10 +119,12 @@ async function readCopies(
 ): Promise<number> {
   const period = ctx.settings.copiesFullRescanPeriod;
   const fingerprints = ctx.shared.get(COPY_FINGERPRINTS)?.byAsset;
+  const limit = ctx.timeLimit;
   let read = 0;
   await forEachConcurrent(toRead, ctx.target.maxConcurrency, signal, async (asset) => {
     const known = ctx.state?.assets.get(asset.id);
-    if (outOfTime(ctx.timeLimit)) {
+    // A quarter of the time limit is kept for the reads already started.
+    if (limit && limit.leftMs() < limit.totalMs / 4) {
       // What was known stays (less what expired) and still differs from the
       // asset list, is due, or is absent: the next run reads it.
       if (known) next.set(asset.id, dropExpired(known, now));
@@ -191,14 +178,6 @@ function copySamples(target: string, assets: readonly AssetRecord[], next: Reado
     }
   }
   return samples;
-}
-
-/** Share of the time limit kept for the reads already started when no new one starts. */
-const TIME_RESERVE = 0.25;
-
-/** Whether to stop starting per-asset reads, so that this run ends in time and keeps what it read. */
-function outOfTime(limit: { totalMs: number; leftMs(): number } | undefined): boolean {
-  return limit !== undefined && limit.leftMs() < limit.totalMs * TIME_RESERVE;
 }
 
 /**

@@ -6,17 +6,14 @@ import type { CopyMetrics } from '../../clients/management/schemas';
 
 /**
  * The newest copy per asset and policy stage type (PROTECTION,
- * REPLICATION, CLOUD_TIER ...), from GET /api/v2/copy-metrics, so that the
- * recency of replicated and cloud-tier copies can be watched like backups.
- * When an asset has several stages of one type, the newest of them counts.
- * Assets missing from the asset list (deleted) are left out. The endpoint
- * pages at random only and takes no filter, so in a listing of more than
- * 10,000 rows the rows past the 10,000th cannot be read: their assets have
- * no series here (the client logs a warning with the counts).
+ * REPLICATION, CLOUD_TIER ...), so that the recency of replicated and
+ * cloud-tier copies can be watched like backups. Assets missing from the
+ * asset list (deleted) are left out. The endpoint pages at random only, so
+ * rows past the 10,000th cannot be read: their assets have no series here
+ * (the client logs it).
  *
  * It publishes a fingerprint of each asset's copy metrics
- * (COPY_FINGERPRINTS), the copies collector's signal that an asset's copies
- * changed.
+ * (COPY_FINGERPRINTS), the copies collector's signal that its copies changed.
  */
 export const copyMetricsCollector = defineCollector<'management'>({
   name: 'copy-metrics',

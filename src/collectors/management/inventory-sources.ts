@@ -4,12 +4,10 @@ import { Tally } from '../shared/tally';
 import { uniqueBy } from '../shared/unique';
 
 /**
- * Whether each inventory source's last discovery
- * succeeded (lastDiscoveryResult.status OK) and when it ran (lastDiscovered;
- * no timestamp series for a source never discovered). A source without a
- * discovery result (application hosts, storage systems, groups often have
- * none) gets no success series: it has not failed. The `source` label is
- * the source's name; two sources with the same name get their id appended.
+ * Whether each inventory source's last discovery succeeded and when it ran.
+ * A source without a discovery result (application hosts, storage systems,
+ * groups often have none) gets no success series: it has not failed. Two
+ * sources with the same name get their id appended to the `source` label.
  */
 export const inventorySourcesCollector = defineCollector<'management'>({
   name: 'inventory-sources',

@@ -2,16 +2,10 @@ import { defineCollector } from '../types';
 import { currentAssets, LATEST_COPY_TIMES, newestCopies } from './published';
 
 /**
- * Asks the service for the newest copy of every asset, 100 ids
- * a request, and publishes the newest createTime per asset (LATEST_COPY_TIMES).
- * The assets collector combines it with lastAvailableCopyTime, which can lag
- * behind the copies that exist.
- *
- * Its own metric counts the assets whose lastAvailableCopyTime lags (missing
- * or older than the newest copy): how much the correction matters. Its
- * result shows in the assets collector's
- * dataprotect_asset_last_copy_timestamp_seconds and
- * dataprotect_assets_without_copy.
+ * The newest copy of every asset, published (LATEST_COPY_TIMES) for the
+ * assets collector, which combines it with lastAvailableCopyTime: that can lag
+ * behind the copies that exist. Its own metric counts the assets whose
+ * lastAvailableCopyTime lags: how much the correction matters.
  */
 export const latestCopiesCollector = defineCollector<'management'>({
   name: 'latest-copies',

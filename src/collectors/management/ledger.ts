@@ -1,9 +1,9 @@
 /**
  * Counting events from a listing read incrementally by a time field
  * (activities by updateTime, audit entries by changedTime), so that each event
- * that happens after collecting started is counted exactly once, in running
- * totals by label set, and the events of the trailing `collection.window` are
- * known, rebuilt from the service by the first run that succeeds:
+ * after `ctx.collectingSince` is counted exactly once, in running totals by
+ * label set, and the events of the trailing `collection.window` are known,
+ * rebuilt from the service by the first run that succeeds:
  *
  * - each run asks for events at or after `watermark - OVERLAP` (the newest time
  *   seen so far, minus an overlap for events that become visible late);
@@ -11,22 +11,13 @@
  *   counts one twice; older ids are forgotten (memory stays bounded by the
  *   overlap plus one run's worth of events);
  * - events before `countFrom` are never counted: either history from before
- *   collecting started, or already forgotten because counted.
- *
- * "Collecting started" is when the collector's first run for the target
- * started (`collectingSince`, kept by its job across failed runs), not the
- * first run that succeeds: a first run that fails part-way leaves no state,
- * and the events of the time until the next one succeeds are to be counted,
- * not taken for history. The first successful run therefore reads from
- * whichever is earlier, the window or that start, and counts the events after
- * that start; what came before is history, remembered but not counted, so a
- * restart never replays it.
+ *   collecting started (read by the first successful run, remembered but not
+ *   counted, so a restart never replays it), or already counted.
  *
  * The watermark never goes past the exporter's clock plus the overlap: one
  * event stamped far ahead (a service clock that jumped, a corrupt record)
  * would otherwise push every later query past the events that keep
- * appearing, and nothing would be counted until the clock caught up. Such an
- * event is still counted once (its time keeps it remembered).
+ * appearing. Such an event is still counted once.
  */
 
 import type { Logger } from 'pino';
@@ -49,11 +40,6 @@ export interface CountsState<K extends readonly string[]> {
   readonly window: ReadonlyArray<Readonly<{ time: number; key: K }>>;
 }
 
-/** The clocks a run counts by: the exporter's, when the collector's first run started, and the window. */
-export type CountingClock = Pick<CollectorContext<'management', unknown>, 'now' | 'collectingSince'> & {
-  readonly settings: { readonly window: number };
-};
-
 /**
  * One run of a counting collector. The previous state is never changed (a
  * failed run must leave it as it was) and not deep-cloned either: the totals
@@ -65,18 +51,20 @@ export class EventCounts<K extends readonly string[]> {
   readonly totals: Tally<K>;
   /** no earlier run succeeded: this one reads the history it rebuilds the window from */
   readonly first: boolean;
-  /** events of this run dated beyond `latest` (worth a warning: the service's clock or data) */
+  /** events of this run dated beyond `latest` */
   ahead = 0;
   private watermark: number;
   private countFrom: number;
   private readonly seen: Map<string, number>;
   /** the latest time the watermark may take */
   private readonly latest: number;
-  /** where a first run reads from at the latest (now minus the window) */
   private readonly windowStart: number;
   private readonly window: Array<Readonly<{ time: number; key: K }>>;
 
-  constructor(state: CountsState<K> | undefined, clock: CountingClock) {
+  constructor(
+    state: CountsState<K> | undefined,
+    clock: Pick<CollectorContext<'management', unknown>, 'now' | 'collectingSince'> & { readonly settings: { readonly window: number } },
+  ) {
     const now = clock.now().getTime();
     const collectingSince = clock.collectingSince.getTime();
     this.first = state === undefined;
@@ -92,7 +80,6 @@ export class EventCounts<K extends readonly string[]> {
     this.window = state ? state.window.filter((event) => event.time >= this.windowStart) : [];
   }
 
-  /** the lower bound of this run's query */
   get since(): number {
     return this.first ? this.watermark : this.watermark - WATERMARK_OVERLAP_MS;
   }
@@ -126,7 +113,7 @@ export class EventCounts<K extends readonly string[]> {
   /** The events inside the window by label set; every set once taken shows, with 0. */
   inWindow(): Tally<K> {
     const tally = new Tally<K>();
-    for (const { key } of this.totals.entries()) tally.touch(key);
+    for (const { key } of this.totals.entries()) tally.add(key, 0);
     for (const event of this.window) tally.add(event.key);
     return tally;
   }

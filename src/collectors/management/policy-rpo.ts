@@ -1,22 +1,14 @@
 /**
  * The recovery point objective of a protection policy, derived from the
  * schedule of its PROTECTION stage so that it follows the policy when an
- * operator changes the schedule.
+ * operator changes the schedule: the period of its most frequent scheduled
+ * operation plus a grace for the backup window (the schedule's `duration`,
+ * else `collection.rpoGrace`).
  *
- * Precedence, first match wins: `collection.rpoByPolicy` (policy name or id),
- * the schedule, `collection.defaultRpo`.
- *
- * From the schedule: the period of the most frequent scheduled operation
- * (MINUTELY every N minutes = N min, HOURLY = N h, DAILY = N x 24 h, WEEKLY =
- * N x 7 d, MONTHLY = N x 31 d, YEARLY = N x 366 d: the longest month and year,
- * so that none ever looks late) plus a grace for the backup window: the
- * schedule's `duration`, else `collection.rpoGrace`.
- *
- * An operation the exporter cannot read (an unknown frequency, a missing or
- * malformed field) is left out and the others of the stage still count; a
- * stage with no readable scheduled operation (or no PROTECTION stage) gives
- * the default. Either way the protection-policies collector logs the reason
- * once per policy and reason: an unreadable policy never fails a collector.
+ * An operation the exporter cannot read is left out and the others of the
+ * stage still count; a stage with none readable gives the default. The
+ * protection-policies collector logs the reason: an unreadable policy never
+ * fails a collector.
  */
 import type { ExporterConfig } from '../../config/load';
 import type { RpoGrace } from '../../config/schema';
@@ -24,7 +16,7 @@ import type { RpoGrace } from '../../config/schema';
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 
-/** The product's Schedule.frequency enum; months and years at their longest, so that none ever looks late. */
+/** The product's Schedule.frequency enum (times the interval); months and years at their longest, so that none ever looks late. */
 const FREQUENCY_MS: Readonly<Record<string, number>> = {
   MINUTELY: 60_000,
   HOURLY: HOUR_MS,
@@ -35,11 +27,9 @@ const FREQUENCY_MS: Readonly<Record<string, number>> = {
 };
 
 /**
- * A share-of-period grace never goes below this. Copies are timed at the
- * start of their backup, and an asset's copy only shows once its backup has
- * finished and the service has catalogued it: for an hourly policy 25 % would
- * be 15 minutes, shorter than the run of many backups, and the out-of-RPO
- * alert would page for assets that are on schedule.
+ * A share-of-period grace never goes below this: a copy shows only once its
+ * backup has finished and been catalogued, and 25 % of an hour is shorter
+ * than many backups: the out-of-RPO alert would page for assets on schedule.
  */
 export const MIN_SHARE_GRACE_MS = HOUR_MS;
 
@@ -56,13 +46,6 @@ export type ProtectionSchedule =
   /** reason: why, for the log (no values of the policy beyond field names and frequencies) */
   | { readonly readable: false; readonly reason: string };
 
-export type RpoSource = 'config' | 'schedule' | 'default';
-
-export interface PolicyRpo {
-  readonly ms: number;
-  readonly source: RpoSource;
-}
-
 const ISO_DURATION = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/;
 
 /** An ISO 8601 duration of days, hours, minutes and seconds ("PT90M", "P1DT2H") in ms; undefined otherwise. */
@@ -75,7 +58,6 @@ export function isoDurationMs(text: string): number | undefined {
 
 const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** One operation's schedule: its period and window, or why it cannot be read. */
 function readSchedule(schedule: Record<string, unknown>): ProtectionSchedule {
   const { frequency, interval, duration } = schedule;
   if (typeof frequency !== 'string') return { readable: false, reason: 'a schedule without frequency' };
@@ -100,9 +82,8 @@ function readOperation(operation: unknown): ProtectionSchedule | undefined {
 
 /**
  * The policy's backup schedule from its `stages`: the most frequent readable
- * scheduled operation of its PROTECTION stage(s). Operations without a
- * schedule (run by hand) are skipped; one that cannot be read is left out
- * (and named in `skipped`) without making the others unreadable.
+ * scheduled operation of its PROTECTION stage(s); one that cannot be read is
+ * named in `skipped`.
  */
 export function readProtectionSchedule(stages: unknown): ProtectionSchedule {
   if (!Array.isArray(stages)) return { readable: false, reason: 'no stages' };
@@ -131,21 +112,17 @@ export function graceMs(periodMs: number, grace: RpoGrace): number {
   return grace.kind === 'fixed' ? grace.ms : Math.max(MIN_SHARE_GRACE_MS, periodMs * grace.share);
 }
 
-/** The RPO of one policy under the current settings (first match wins: config, schedule, default). */
-export function policyRpo(policy: PolicyRef, schedule: ProtectionSchedule | undefined, settings: ExporterConfig['collection']): PolicyRpo {
-  const configured = configuredRpo(policy, settings);
-  if (configured !== undefined) return { ms: configured, source: 'config' };
+/** The RPO of one policy under the current settings (first match wins: config by name, then by id; schedule; default). */
+export function policyRpo(
+  policy: { readonly id: string | null; readonly name: string },
+  schedule: ProtectionSchedule | undefined,
+  settings: ExporterConfig['collection'],
+): { ms: number; source: 'config' | 'schedule' | 'default' } {
+  const byPolicy = settings.rpoByPolicy;
+  const configured = [policy.name, policy.id].find((key) => key !== null && Object.hasOwn(byPolicy, key));
+  if (configured != null) return { ms: byPolicy[configured] as number, source: 'config' };
   if (schedule?.readable) {
     return { ms: schedule.periodMs + (schedule.windowMs ?? graceMs(schedule.periodMs, settings.rpoGrace)), source: 'schedule' };
   }
   return { ms: settings.defaultRpo, source: 'default' };
-}
-
-type PolicyRef = { readonly id: string | null; readonly name: string };
-
-function configuredRpo(policy: PolicyRef, settings: ExporterConfig['collection']): number | undefined {
-  const byPolicy = settings.rpoByPolicy;
-  if (Object.hasOwn(byPolicy, policy.name)) return byPolicy[policy.name];
-  if (policy.id !== null && Object.hasOwn(byPolicy, policy.id)) return byPolicy[policy.id];
-  return undefined;
 }

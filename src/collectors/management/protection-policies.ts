@@ -1,7 +1,7 @@
 import type { ProtectionPolicy } from '../../clients/management/schemas';
 import { defineCollector, type CollectorContext, type Sample } from '../types';
 import { policyRpo, readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
-import { ASSET_LIST, POLICY_NAMES, POLICY_SCHEDULES, readPolicies } from './published';
+import { ASSET_LIST, POLICIES, readPolicies } from './published';
 import { Tally } from '../shared/tally';
 
 export interface ProtectionPoliciesState {
@@ -10,22 +10,16 @@ export interface ProtectionPoliciesState {
 }
 
 /**
- * One info series per policy, the number of assets in
- * each, and each policy's RPO with where it comes from (policy-rpo.ts).
+ * One info series per policy, the number of assets in each, and each
+ * policy's RPO with where it comes from (policy-rpo.ts).
  *
- * dataprotect_policy_assets counts the non-deleted assets of the asset list
- * that the assets collector published (the same assets as dataprotect_assets
- * and dataprotect_asset_info), by policy name. Before that list exists, the
- * policy's own summary.numberOfAssets is used when the service sends it.
- * Policies sharing a name are summed (the label is the name).
+ * dataprotect_policy_assets counts the assets of the published asset list
+ * (the same assets as dataprotect_assets), by policy name, so policies
+ * sharing a name are summed; before that list exists, the policy's own
+ * summary.numberOfAssets when the service sends it.
  *
- * It publishes the policy names by id (POLICY_NAMES) for assets whose answer
- * does not embed their policy, and the PROTECTION schedules by id
- * (POLICY_SCHEDULES) for the assets' RPO.
- *
- * A policy whose schedule cannot be read is logged once per reason: the
- * state keeps the reason last logged for each policy, so the warning comes
- * back only when the policy changes (and again after the exporter restarts).
+ * A policy whose schedule cannot be read is logged once per reason (kept in
+ * the state), not at every run.
  */
 export const protectionPoliciesCollector = defineCollector<'management', ProtectionPoliciesState>({
   name: 'protection-policies',
@@ -38,22 +32,22 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const samples: Sample[] = [];
-    const names = new Map<string, { name: string; type: string | null }>();
-    const schedules = new Map<string, ProtectionSchedule>();
+    const byId = new Map<string, { name: string; type: string | null; schedule?: ProtectionSchedule }>();
     const warned = new Map<string, string>();
     const assetList = ctx.shared.get(ASSET_LIST);
     const perPolicy = new Tally<[string]>();
     for (const policy of await readPolicies(ctx, signal)) {
-      names.set(policy.id, { name: policy.name, type: policy.type ?? null });
+      const entry = { name: policy.name, type: policy.type ?? null };
+      byId.set(policy.id, entry);
       const enabled = policy.enabled == null ? '' : String(policy.enabled);
       const labels = { target, policy_id: policy.id, policy: policy.name, policy_type: policy.type ?? '', enabled };
       samples.push({ name: 'dataprotect_policy_info', labels, value: 1 });
-      if (assetList) perPolicy.touch([policy.name]);
+      if (assetList) perPolicy.add([policy.name], 0);
       else if (policy.summary?.numberOfAssets != null) perPolicy.add([policy.name], policy.summary.numberOfAssets);
-      // An EXCLUDED policy protects nothing: it has no RPO, and no schedule to warn about.
+      // An EXCLUDED policy protects nothing: no RPO, no schedule to warn about.
       if (policy.type === 'EXCLUDED') continue;
       const schedule = readProtectionSchedule(policy.stages);
-      schedules.set(policy.id, schedule);
+      byId.set(policy.id, { ...entry, schedule });
       samples.push(rpoSample(ctx, policy, schedule, warned));
     }
     if (assetList) {
@@ -63,16 +57,13 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
     return {
       samples,
       state: { warned },
-      publish: [
-        [POLICY_NAMES, names],
-        [POLICY_SCHEDULES, { readAt: ctx.now().getTime(), byId: schedules }],
-      ],
-      items: names.size,
+      publish: [[POLICIES, { readAt: ctx.now().getTime(), byId }]],
+      items: byId.size,
     };
   },
 });
 
-/** The policy's RPO series; a schedule it cannot read is logged when its reason is new (kept in `warned`). */
+/** The policy's RPO series; a schedule it cannot read is logged when its reason is new. */
 function rpoSample(
   ctx: CollectorContext<'management', ProtectionPoliciesState>,
   policy: ProtectionPolicy,

@@ -18,7 +18,6 @@ export interface AssetRecord {
   readonly id: string;
   readonly name: string;
   readonly type: string;
-  /** protectionStatus, or derived from the policy when the service does not send it (see protectionOf) */
   readonly protectionStatus: string;
   readonly protected: boolean;
   readonly policyId: string | null;
@@ -32,20 +31,17 @@ export interface AssetRecord {
   readonly newestCopyTime: number | null;
 }
 
-/** The asset list, published by the assets collector. */
 export interface AssetList {
-  /** when the list was read (exporter clock, epoch ms) */
+  /** exporter clock, epoch ms */
   readonly readAt: number;
   readonly assets: ReadonlyMap<string, AssetRecord>;
 }
 
-/** Policy names by id, for assets whose answer does not embed the policy; published by protection-policies. */
-export type PolicyNames = ReadonlyMap<string, { name: string; type: string | null }>;
-
-/** Each policy's PROTECTION schedule by policy id, published by protection-policies for the assets' RPO. */
-export interface PolicySchedules {
+/** The policies by id: names for assets whose answer does not embed them, PROTECTION schedules for the assets' RPO. */
+export interface Policies {
   readonly readAt: number;
-  readonly byId: ReadonlyMap<string, ProtectionSchedule>;
+  /** no schedule for an EXCLUDED policy that protection-policies read */
+  readonly byId: ReadonlyMap<string, { name: string; type: string | null; schedule?: ProtectionSchedule }>;
 }
 
 /** Newest copy createTime per asset from latest-copies. An id present with null: asked, and the asset has no copy. */
@@ -54,22 +50,15 @@ export interface LatestCopyTimes {
   readonly newest: ReadonlyMap<string, number | null>;
 }
 
-/**
- * A number per asset that changes whenever the asset's copy metrics change
- * (total count, per stage count, newest and oldest copy), published by
- * copy-metrics: the copies collector re-reads an asset whose fingerprint
- * moved, which catches what lastAvailableCopyTime and updatedAt do not show
- * (copies tiered to the cloud, expired, or added while lastAvailableCopyTime lags).
- */
+/** A number per asset that changes whenever its copy metrics change: the copies collector re-reads an asset whose one moved. */
 export interface CopyFingerprints {
-  /** when the copy-metrics read ended (exporter clock, epoch ms): never before the service state the fingerprints describe */
+  /** when the copy-metrics read ended: never before the service state the fingerprints describe */
   readonly readAt: number;
   readonly byAsset: ReadonlyMap<string, number>;
 }
 
 export const ASSET_LIST = new SharedKey<AssetList>('management.assets');
-export const POLICY_NAMES = new SharedKey<PolicyNames>('management.policyNames');
-export const POLICY_SCHEDULES = new SharedKey<PolicySchedules>('management.policySchedules');
+export const POLICIES = new SharedKey<Policies>('management.policies');
 export const LATEST_COPY_TIMES = new SharedKey<LatestCopyTimes>('management.latestCopyTimes');
 export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.copyFingerprints');
 
@@ -98,11 +87,12 @@ export function currentAssets(ctx: ManagementContext, signal: AbortSignal): Prom
   });
 }
 
-/** The policy schedules protection-policies published, or a fresh read (the assets collector runs before it). */
-export function currentPolicySchedules(ctx: ManagementContext, signal: AbortSignal): Promise<PolicySchedules> {
-  return publishedOrRead(ctx, POLICY_SCHEDULES, async () => {
+/** The policies protection-policies published, or a fresh read (the assets collector runs before it). */
+export function currentPolicies(ctx: ManagementContext, signal: AbortSignal): Promise<Policies> {
+  return publishedOrRead(ctx, POLICIES, async () => {
     const policies = await readPolicies(ctx, signal);
-    const byId = new Map(policies.map((policy) => [policy.id, readProtectionSchedule(policy.stages)]));
+    const entry = ({ name, type, stages }: ProtectionPolicy) => ({ name, type: type ?? null, schedule: readProtectionSchedule(stages) });
+    const byId = new Map(policies.map((policy) => [policy.id, entry(policy)]));
     return { readAt: ctx.now().getTime(), byId };
   });
 }
@@ -112,26 +102,22 @@ export async function readPolicies(ctx: ManagementContext, signal: AbortSignal):
   return uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id).unique;
 }
 
-/** Reads every non-deleted asset (serial paging). */
+/** Every non-deleted asset (serial paging). */
 export async function readAssets(ctx: ManagementContext, signal: AbortSignal): Promise<Map<string, AssetRecord>> {
-  const policyNames = ctx.shared.get(POLICY_NAMES);
+  const policies = ctx.shared.get(POLICIES)?.byId;
   const assets = new Map<string, AssetRecord>();
   for await (const page of ctx.client.assets({}, signal)) {
-    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policyNames));
+    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policies));
   }
   return assets;
 }
 
-/**
- * Builds the record of one raw asset without consulting latest-copies. The
- * type passes through as the service names it (the seeds' HV_VIRTUAL_MACHINE,
- * the products' VMWARE_VIRTUAL_MACHINE alike).
- */
-function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): AssetRecord {
+/** The record of one raw asset without consulting latest-copies; its type as the service names it. */
+function toAssetRecord(asset: Asset, policies: Policies['byId'] | undefined): AssetRecord {
   // The products' top-level protectionPolicy first; _embedded comes only with expand.
   const reference = asset.protectionPolicy?.id || asset.protectionPolicy?.name ? asset.protectionPolicy : asset._embedded?.protectionPolicy;
   const policyId = asset.protectionPolicyId ?? reference?.id ?? null;
-  const known = policyId ? policyNames?.get(policyId) : undefined;
+  const known = policyId ? policies?.get(policyId) : undefined;
   const protection = protectionOf(asset, reference?.type ?? known?.type);
   return {
     id: asset.id,
@@ -149,12 +135,9 @@ function toAssetRecord(asset: Asset, policyNames: PolicyNames | undefined): Asse
 }
 
 /**
- * The protection status label and whether RPO applies. The service's
- * protectionStatus is used as sent (unknown values pass through, and only
- * PROTECTED counts as protected). The seed's asset has no such field; when it
- * is absent the status is derived from the policy: none assigned ->
- * UNPROTECTED, a policy of type EXCLUDED -> EXCLUDED, any other policy ->
- * PROTECTED.
+ * The protection status label and whether RPO applies: the service's
+ * protectionStatus as sent, else (the seed's asset has no such field) derived
+ * from the policy.
  */
 function protectionOf(asset: Asset, policyType: string | null | undefined): { status: string; protected: boolean } {
   if (asset.protectionStatus) return { status: asset.protectionStatus, protected: asset.protectionStatus === 'PROTECTED' };
@@ -164,7 +147,6 @@ function protectionOf(asset: Asset, policyType: string | null | undefined): { st
   return { status: 'PROTECTED', protected: true };
 }
 
-/** Whether per-asset series are emitted for this asset under `collection.perAssetSeries`. */
 export function perAssetSeriesFor(settings: ExporterConfig['collection'], asset: AssetRecord): boolean {
   return settings.perAssetSeries === 'all' || (settings.perAssetSeries === 'protected' && asset.protected);
 }

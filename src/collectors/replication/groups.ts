@@ -1,11 +1,7 @@
 import { defineCollector, type Sample } from '../types';
 import { uniqueBy } from '../shared/unique';
 
-/**
- * Consistency groups. Only the name is a label: the other group fields
- * (status, priority) are not in the metric contract, and ids would not help
- * a reader of a dashboard.
- */
+/** Consistency groups. Only the name is a label: ids would not help a reader of a dashboard. */
 export const groupsCollector = defineCollector({
   name: 'groups',
   kind: 'replication',

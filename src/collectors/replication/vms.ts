@@ -10,11 +10,7 @@ const MIB = 1024 * 1024;
 const VM_FIELDS = ['id', 'name', 'groupName', 'repClusterName', 'role', 'status', 'guestOsType', 'vmdks'] as const;
 type VmRecord = Pick<ProtectedVm, (typeof VM_FIELDS)[number]>;
 
-/**
- * Protected VMs: one info series each, the status state set (ACTIVE, PAUSED
- * and any unknown current status), disk sizes split by whether the disk is
- * replicated, and counts per replication cluster, role and status.
- */
+/** Protected VMs: info, status state set, disk sizes by whether replicated, and counts per cluster, role and status. */
 export const vmsCollector = defineCollector({
   name: 'vms',
   kind: 'replication',
@@ -38,7 +34,6 @@ export const vmsCollector = defineCollector({
   },
 });
 
-/** One VM's series: its info, its status as a state set, its disk bytes. */
 function vmSamples(target: string, vm: VmRecord): Sample[] {
   const labels = { target, vm_id: vm.id, vm_name: vm.name, group: vm.groupName ?? '', rep_cluster: vm.repClusterName ?? '', role: vm.role };
   const samples: Sample[] = [{ name: 'dataprotect_replication_vm_info', labels: { ...labels, guest_os: vm.guestOsType ?? '' }, value: 1 }];
@@ -54,17 +49,13 @@ function vmSamples(target: string, vm: VmRecord): Sample[] {
   return samples;
 }
 
-/**
- * Counts per (rep_cluster, role, status). Every cluster that has VMs gets the
- * known roles and statuses with 0 as well, so "paused VMs" is 0 rather than
- * absent when nothing is paused.
- */
+/** Every cluster that has VMs gets the known roles and statuses with 0 as well, so "paused VMs" is 0 rather than absent. */
 function countSamples(target: string, vms: readonly VmRecord[]): Sample[] {
   const clusters = new Set(vms.map((vm) => vm.repClusterName ?? ''));
   const roles = new Set([...VM_ROLES, ...vms.map((vm) => vm.role)]);
   const statuses = new Set([...VM_STATUSES, ...vms.map((vm) => vm.status)]);
   const counts = new Tally<[string, string, string]>();
-  for (const cluster of clusters) for (const role of roles) for (const status of statuses) counts.touch([cluster, role, status]);
+  for (const cluster of clusters) for (const role of roles) for (const status of statuses) counts.add([cluster, role, status], 0);
   for (const vm of vms) counts.add([vm.repClusterName ?? '', vm.role, vm.status]);
   return counts.samples('dataprotect_replication_vms', { target }, ['rep_cluster', 'role', 'status']);
 }

@@ -1,9 +1,9 @@
 import pLimit from 'p-limit';
 
 /**
- * Runs `work` on every item with at most `limit` running at once. The first
- * failure ends it: no further item starts, and the ones still running are not
- * awaited (their requests end with the run's signal).
+ * Runs `work` on every item, at most `limit` at once. The first failure ends
+ * it: no further item starts, and the ones running are not awaited (their
+ * requests end with the run's signal).
  */
 export async function forEachConcurrent<T>(
   items: readonly T[],

@@ -1,10 +1,3 @@
-/**
- * A 403 is a fact of the account's configuration, not an outage: the account
- * lacks a role, and every run will get the same answer until someone changes
- * it. The collector fails (its success reads 0), and one log line names the
- * role needed, repeated at most once an hour per target and collector so that
- * a run every few minutes does not bury the log.
- */
 import type { Logger } from 'pino';
 import { isApiError } from '../../clients/errors';
 import { compositeKey } from '../../util/composite-key';
@@ -19,17 +12,15 @@ export class PermissionDenied extends Error {
   }
 }
 
-/** Whether an error was logged where it happened (the scheduler need not warn again). */
-export function alreadyReported(error: unknown): boolean {
-  return error instanceof PermissionDenied;
-}
-
-/** When each target's collector last logged its missing role (exporter clock, epoch ms). */
+/** When each target's collector last logged its missing role (epoch ms). */
 const lastLogged = new Map<string, number>();
 
 /**
- * Turns a 403 into a PermissionDenied naming the role needed, logged at most
- * hourly; any other error is returned as it is.
+ * Turns a 403 into a PermissionDenied naming the role needed; any other error
+ * is returned as it is. A 403 is a fact of the account's configuration, not an
+ * outage: every run gets the same answer until someone changes it, so the
+ * line is repeated at most hourly per target and collector, lest a run every
+ * few minutes bury the log.
  */
 export function explainForbidden(
   error: unknown,

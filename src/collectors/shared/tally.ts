@@ -10,10 +10,7 @@ import type { Labels, Sample } from '../types';
 export const UNKNOWN_LABEL = 'unknown';
 
 /** One label set (its values, in label order) and its count: what a counting collector's state keeps. */
-export interface TallyEntry<K extends readonly string[]> {
-  readonly key: K;
-  readonly value: number;
-}
+export type TallyEntry<K extends readonly string[]> = { readonly key: K; readonly value: number };
 
 /** Counts by a composite label key, kept as the label values in insertion order. */
 export class Tally<K extends readonly string[]> {
@@ -24,16 +21,12 @@ export class Tally<K extends readonly string[]> {
     for (const { key, value } of entries) this.add(key, value);
   }
 
+  /** an amount of 0 makes the key present, so a series can show 0 instead of disappearing */
   add(key: K, amount = 1): void {
     const id = compositeKey(key);
     const entry = this.counts.get(id);
     if (entry) entry.value += amount;
     else this.counts.set(id, { key, value: amount });
-  }
-
-  /** makes sure the key is present (with 0), so a series can show 0 instead of disappearing */
-  touch(key: K): void {
-    this.add(key, 0);
   }
 
   get(key: K): number {

@@ -2,11 +2,8 @@ import type { CapacityTier, TierCapacity } from '../../clients/storage/client';
 import { defineCollector, type Labels, type Sample } from '../types';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
-/**
- * Tiers read per system. `total` is left out: it is the sum of these, which a
- * query can compute, and a sample of it would double every sum over tiers.
- */
-export const COLLECTED_TIERS: readonly CapacityTier[] = ['active', 'cloud'];
+/** `total` is left out: it is the sum of these, and a sample of it would double every sum over tiers. */
+const COLLECTED_TIERS: readonly CapacityTier[] = ['active', 'cloud'];
 
 /**
  * Capacity of every system: the newest capacity sample of each tier (its top

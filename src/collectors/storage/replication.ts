@@ -4,10 +4,7 @@ import { uniqueBy } from '../shared/unique';
 import { defineCollector, type Sample } from '../types';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
-/**
- * MTree replication contexts per system: lag (now minus syncEpoch) and the
- * state set over the known states plus an unknown current one.
- */
+/** MTree replication contexts per system: lag (now minus syncEpoch) and state. */
 export const replicationContextsCollector = defineCollector<'storage', PerSystemState>({
   name: 'replication',
   kind: 'storage',

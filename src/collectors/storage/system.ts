@@ -1,10 +1,6 @@
 import { defineCollector, type Sample } from '../types';
 
-/**
- * One info series per collected system: the appliance itself (from
- * GET /rest/v1.0/system), or each system a management center lists (from its
- * system list, which is all a center says about them without asking each).
- */
+/** One info series per collected system: the appliance, or each system a management center lists. */
 export const systemCollector = defineCollector({
   name: 'system',
   kind: 'storage',

@@ -9,7 +9,7 @@ import { cloudDrSessionsCollector } from '../../../src/collectors/management/clo
 import { complianceCollector } from '../../../src/collectors/management/compliance';
 import { inventorySourcesCollector } from '../../../src/collectors/management/inventory-sources';
 import { protectionPoliciesCollector } from '../../../src/collectors/management/protection-policies';
-import { POLICY_NAMES, type PolicyNames } from '../../../src/collectors/management/published';
+import { POLICIES, type Policies } from '../../../src/collectors/management/published';
 import type { CollectResult } from '../../../src/collectors/types';
 import type { RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';
@@ -48,7 +48,7 @@ describe('other management collectors', () => {
     const fromSummary = new Map<string, number>();
     for (const p of policies) fromSummary.set(p.name, (fromSummary.get(p.name) ?? 0) + p.summary.numberOfAssets);
     expect(map(early, 'dataprotect_policy_assets', ['policy'])).toEqual(fromSummary);
-    expect((shared.get(POLICY_NAMES.id) as PolicyNames).size).toBe(policies.length);
+    expect((shared.get(POLICIES.id) as Policies).byId.size).toBe(policies.length);
 
     await run(assetsCollector, sim, h, { shared });
     const late = await run(protectionPoliciesCollector, sim, h, { shared });

@@ -25,10 +25,10 @@ describe('Tally', () => {
 
   it('shows a touched label set with 0 until something is added to it', () => {
     const tally = new Tally<[string]>();
-    tally.touch(['MAJOR']);
+    tally.add(['MAJOR'], 0);
     expect(tally.entries()).toEqual([{ key: ['MAJOR'], value: 0 }]);
     tally.add(['MAJOR']);
-    tally.touch(['MAJOR']);
+    tally.add(['MAJOR'], 0);
     expect(tally.entries()).toEqual([{ key: ['MAJOR'], value: 1 }]);
   });
 });
