@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import cron from 'node-cron';
 import { parseBytes } from '../util/bytes';
-import { parseDuration } from '../util/duration';
 import { Secret } from '../util/secret';
 import { readNamedFile } from './yaml-file';
 
@@ -13,6 +12,21 @@ const parsedBy = (parse: (value: number | string) => number | undefined, problem
     ctx.addIssue({ code: 'custom', message: `"${value}" ${problem}` });
     return z.NEVER;
   });
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const DURATION_RE = /^(\d+(?:\.\d+)?(ms|s|m|h|d|w))+$/;
+const PART_RE = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
+
+/** Milliseconds of a number of seconds or a Prometheus-style string such as "90s", "5m", "1h30m", "7d". */
+function parseDuration(value: string | number): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  if (!DURATION_RE.test(text)) return undefined;
+  let total = 0;
+  for (const match of text.matchAll(PART_RE)) total += Number(match[1]) * (UNIT_MS[match[2] as string] ?? 0);
+  return total;
+}
 
 /** A duration given as seconds or a string like "30s", "5m", "24h"; parsed to milliseconds. */
 const duration = parsedBy(parseDuration, 'is not a duration (use e.g. 30s, 5m, 24h, 7d)');

@@ -1,4 +1,4 @@
-import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { ConfigError } from './load';
 import { readNamedFile } from './yaml-file';
 
@@ -13,9 +13,13 @@ function readSetting(file: string, setting: string): Buffer {
   return read.content;
 }
 
-/** OpenSSL's messages name no file; only their first line is kept, after the setting and the file. */
-function reason(error: unknown): string {
-  return (error as Error).message.split('\n')[0] ?? 'invalid';
+/** What `parse` makes of a file, or a ConfigError with `problem` (OpenSSL's messages name no file: their first line follows it). */
+function usable<T>(parse: () => T, problem: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigError([`${problem} (${(error as Error).message.split('\n')[0] ?? 'invalid'})`]);
+  }
 }
 
 /**
@@ -29,18 +33,8 @@ function reason(error: unknown): string {
 export function readTlsPair(tls: TlsFiles): { cert: Buffer; key: Buffer } {
   const cert = readSetting(tls.certFile, 'certFile');
   const key = readSetting(tls.keyFile, 'keyFile');
-  let certificate: X509Certificate;
-  try {
-    certificate = new X509Certificate(cert);
-  } catch (error) {
-    throw new ConfigError([`web.tls.certFile: ${tls.certFile} holds no usable PEM certificate (${reason(error)})`]);
-  }
-  let privateKey: KeyObject;
-  try {
-    privateKey = createPrivateKey(key);
-  } catch (error) {
-    throw new ConfigError([`web.tls.keyFile: ${tls.keyFile} holds no usable unencrypted PEM private key (${reason(error)})`]);
-  }
+  const certificate = usable(() => new X509Certificate(cert), `web.tls.certFile: ${tls.certFile} holds no usable PEM certificate`);
+  const privateKey = usable(() => createPrivateKey(key), `web.tls.keyFile: ${tls.keyFile} holds no usable unencrypted PEM private key`);
   if (!certificate.checkPrivateKey(privateKey)) {
     throw new ConfigError([`web.tls.keyFile: the key in ${tls.keyFile} does not belong to the certificate in ${tls.certFile}`]);
   }
