@@ -312,4 +312,3 @@ export const configSchema = z
   .strict();
 
 export type ParsedConfig = z.output<typeof configSchema>;
-export type ParsedTarget = ParsedConfig['targets'][number];

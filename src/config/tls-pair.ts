@@ -2,11 +2,6 @@ import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { ConfigError } from './load';
 import { readNamedFile } from './yaml-file';
 
-export interface TlsFiles {
-  certFile: string;
-  keyFile: string;
-}
-
 function readSetting(file: string, setting: string): Buffer {
   const read = readNamedFile(file);
   if ('problem' in read) throw new ConfigError([`web.tls.${setting}: ${read.problem}`]);
@@ -30,7 +25,7 @@ function usable<T>(parse: () => T, problem: string): T {
  * configuration error naming the setting and the file, never an OpenSSL
  * message at listen time.
  */
-export function readTlsPair(tls: TlsFiles): { cert: Buffer; key: Buffer } {
+export function readTlsPair(tls: { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
   const cert = readSetting(tls.certFile, 'certFile');
   const key = readSetting(tls.keyFile, 'keyFile');
   const certificate = usable(() => new X509Certificate(cert), `web.tls.certFile: ${tls.certFile} holds no usable PEM certificate`);
