@@ -9,14 +9,13 @@ import type { ConfigChange } from '../runtime';
 import { ownedTargets } from '../scheduler/sharding';
 
 /** A target's configuration as comparable text (the password included, so a rotated secret restarts the target). */
-export function fingerprintOf(target: TargetConfig): string {
+function fingerprintOf(target: Omit<TargetConfig, 'collectors'>): string {
   return JSON.stringify({ ...target, password: target.password.reveal() });
 }
 
 /** The part of a target's configuration its client and its collectors' data depend on: all but the per-collector settings. */
-export function sourceFingerprintOf(target: TargetConfig): string {
-  const { collectors: _collectors, ...source } = target;
-  return fingerprintOf(source as TargetConfig);
+function sourceFingerprintOf({ collectors: _collectors, ...source }: TargetConfig): string {
+  return fingerprintOf(source);
 }
 
 /**

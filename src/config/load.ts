@@ -1,11 +1,11 @@
 import { readYamlFile, substituteEnv } from './yaml-file';
-import { configSchema, targetKinds, type ParsedConfig, type ParsedTarget, type TargetKind } from './schema';
+import { configSchema, targetKinds, type ParsedConfig, type TargetKind } from './schema';
 import { check, formatPath } from '../util/validation';
 
 export type { TargetKind } from './schema';
 
 /** A target as the rest of the exporter sees it: secrets resolved and wrapped, CA loaded. Durations are milliseconds. */
-export type TargetConfig = ParsedTarget;
+export type TargetConfig = ParsedConfig['targets'][number];
 
 /** The whole configuration; every duration field is in milliseconds. */
 export type ExporterConfig = ParsedConfig;

@@ -1,18 +1,32 @@
 import { z } from 'zod';
 import cron from 'node-cron';
 import { parseBytes } from '../util/bytes';
-import { parseDuration } from '../util/duration';
 import { Secret } from '../util/secret';
 import { readNamedFile } from './yaml-file';
 
-/** A number or a string turned into a number by `parse`; `problem` names a value it gives undefined for. */
-const parsedBy = (parse: (value: number | string) => number | undefined, problem: string) =>
+/** A number or a string turned into a value by `parse`; `problem` names a value it gives undefined for. */
+const parsedBy = <T>(parse: (value: number | string) => T | undefined, problem: string) =>
   z.union([z.number(), z.string()]).transform((value, ctx) => {
     const parsed = parse(value);
     if (parsed !== undefined) return parsed;
     ctx.addIssue({ code: 'custom', message: `"${value}" ${problem}` });
     return z.NEVER;
   });
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+const DURATION_RE = /^(\d+(?:\.\d+)?(ms|s|m|h|d|w))+$/;
+const PART_RE = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
+
+/** Milliseconds (never negative) of a number of seconds or a Prometheus-style string such as "90s", "5m", "1h30m", "7d". */
+function parseDuration(value: string | number): number | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? value * 1000 : undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text) * 1000;
+  if (!DURATION_RE.test(text)) return undefined;
+  let total = 0;
+  for (const match of text.matchAll(PART_RE)) total += Number(match[1]) * (UNIT_MS[match[2] as string] ?? 0);
+  return total;
+}
 
 /** A duration given as seconds or a string like "30s", "5m", "24h"; parsed to milliseconds. */
 const duration = parsedBy(parseDuration, 'is not a duration (use e.g. 30s, 5m, 24h, 7d)');
@@ -187,14 +201,12 @@ const webSettings = z
 /** A share of the schedule period ("25%") or a fixed duration ("45m"). */
 export type RpoGrace = { readonly kind: 'share'; readonly share: number } | { readonly kind: 'fixed'; readonly ms: number };
 
-const rpoGrace = z.union([z.number(), z.string()]).transform((value, ctx): RpoGrace => {
+const rpoGrace = parsedBy((value): RpoGrace | undefined => {
   const percent = typeof value === 'string' ? /^(\d+(?:\.\d+)?)\s*%$/.exec(value.trim()) : null;
   if (percent) return { kind: 'share', share: Number(percent[1]) / 100 };
   const ms = parseDuration(value);
-  if (ms !== undefined) return { kind: 'fixed', ms };
-  ctx.addIssue({ code: 'custom', message: `"${value}" is neither a share of the period (e.g. 25%) nor a duration (e.g. 45m)` });
-  return z.NEVER;
-});
+  return ms === undefined ? undefined : { kind: 'fixed', ms };
+}, 'is neither a share of the period (e.g. 25%) nor a duration (e.g. 45m)');
 
 const collectionSettings = z
   .object({
@@ -248,7 +260,7 @@ const otlpSettings = z
     /** audit entries as log records */
     auditLogs: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
     /** how far back the first run after start forwards what completed before it (default 0: only what completes after start) */
-    backfill: duration.refine((ms) => ms >= 0, 'must not be negative').default(0),
+    backfill: duration.default(0),
     /** events waiting for export per signal; beyond it they are discarded and counted by the OTLP drop counter (docs/metrics.md) */
     maxQueueSize: z.number().int().min(1).max(1_000_000).default(10_000),
     /** time limit of one export request, its retries on 429/503 included */
@@ -298,4 +310,3 @@ export const configSchema = z
   .strict();
 
 export type ParsedConfig = z.output<typeof configSchema>;
-export type ParsedTarget = ParsedConfig['targets'][number];

@@ -1,11 +1,6 @@
-import { X509Certificate, createPrivateKey, type KeyObject } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { ConfigError } from './load';
 import { readNamedFile } from './yaml-file';
-
-export interface TlsFiles {
-  certFile: string;
-  keyFile: string;
-}
 
 function readSetting(file: string, setting: string): Buffer {
   const read = readNamedFile(file);
@@ -13,9 +8,13 @@ function readSetting(file: string, setting: string): Buffer {
   return read.content;
 }
 
-/** OpenSSL's messages name no file; only their first line is kept, after the setting and the file. */
-function reason(error: unknown): string {
-  return (error as Error).message.split('\n')[0] ?? 'invalid';
+/** What `parse` makes of a file, or a ConfigError with `problem` (OpenSSL's messages name no file: their first line follows it). */
+function usable<T>(parse: () => T, problem: string): T {
+  try {
+    return parse();
+  } catch (error) {
+    throw new ConfigError([`${problem} (${(error as Error).message.split('\n')[0] ?? 'invalid'})`]);
+  }
 }
 
 /**
@@ -26,21 +25,11 @@ function reason(error: unknown): string {
  * configuration error naming the setting and the file, never an OpenSSL
  * message at listen time.
  */
-export function readTlsPair(tls: TlsFiles): { cert: Buffer; key: Buffer } {
+export function readTlsPair(tls: { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
   const cert = readSetting(tls.certFile, 'certFile');
   const key = readSetting(tls.keyFile, 'keyFile');
-  let certificate: X509Certificate;
-  try {
-    certificate = new X509Certificate(cert);
-  } catch (error) {
-    throw new ConfigError([`web.tls.certFile: ${tls.certFile} holds no usable PEM certificate (${reason(error)})`]);
-  }
-  let privateKey: KeyObject;
-  try {
-    privateKey = createPrivateKey(key);
-  } catch (error) {
-    throw new ConfigError([`web.tls.keyFile: ${tls.keyFile} holds no usable unencrypted PEM private key (${reason(error)})`]);
-  }
+  const certificate = usable(() => new X509Certificate(cert), `web.tls.certFile: ${tls.certFile} holds no usable PEM certificate`);
+  const privateKey = usable(() => createPrivateKey(key), `web.tls.keyFile: ${tls.keyFile} holds no usable unencrypted PEM private key`);
   if (!certificate.checkPrivateKey(privateKey)) {
     throw new ConfigError([`web.tls.keyFile: the key in ${tls.keyFile} does not belong to the certificate in ${tls.certFile}`]);
   }

@@ -1,22 +1,42 @@
 /**
  * A completed activity as an OpenTelemetry span, built directly as the
  * ReadableSpan an OTLP exporter sends: its times are the activity's own, and
- * its ids come from the activity ids (event-ids.ts), which a tracer cannot
- * give.
+ * its ids come from the activity ids, which a tracer cannot give.
  *
  * Status: FAILED and OK_WITH_ERRORS are ERROR (the run has errors an
  * operator should look at); OK is OK; CANCELED, SKIPPED and UNKNOWN are
  * UNSET (nothing went wrong that the span could show; the result status
  * attribute tells which).
  */
+import { createHash } from 'node:crypto';
 import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext, type SpanStatus } from '@opentelemetry/api';
 import { millisToHrTime } from '@opentelemetry/core';
 import type { Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { Activity } from '../clients/management/schemas';
-import { spanIdOf, traceIdOf } from './event-ids';
 
 export const ACTIVITY_SCOPE = { name: 'dataprotect-exporter/activities' };
+
+/**
+ * Trace and span ids derived from the estate's own ids, so that an activity
+ * exported twice (a restart with a backfill) is the same span, and a job
+ * that completes before its group still lands in the group's trace. The
+ * target's name is part of the input: two services may use the same ids.
+ */
+function hex(kind: string, target: string, id: string, length: number): string {
+  const digest = createHash('sha256').update(`${kind}\u0000${target}\u0000${id}`).digest('hex').slice(0, length);
+  // All zeros is the invalid id of the W3C trace context; sha-256 gives it with probability 2^-64.
+  return /^0+$/.test(digest) ? `${digest.slice(0, -1)}1` : digest;
+}
+
+/** the trace of a job group (its root activity's id) */
+export function traceIdOf(target: string, rootActivityId: string): string {
+  return hex('trace', target, rootActivityId, 32);
+}
+
+export function spanIdOf(target: string, activityId: string): string {
+  return hex('span', target, activityId, 16);
+}
 
 /** Where an activity sits in its trace: the root activity (job group) and its parent, if any. */
 export interface ActivityPlace {
@@ -24,10 +44,8 @@ export interface ActivityPlace {
   parentId?: string;
 }
 
-
-export function spanStatusOf(result: string): SpanStatus {
-  if (result === 'FAILED') return { code: SpanStatusCode.ERROR, message: 'FAILED' };
-  if (result === 'OK_WITH_ERRORS') return { code: SpanStatusCode.ERROR, message: 'OK_WITH_ERRORS' };
+function spanStatusOf(result: string): SpanStatus {
+  if (result === 'FAILED' || result === 'OK_WITH_ERRORS') return { code: SpanStatusCode.ERROR, message: result };
   if (result === 'OK') return { code: SpanStatusCode.OK };
   return { code: SpanStatusCode.UNSET };
 }

@@ -6,18 +6,12 @@
  * time: a slow endpoint fills the queue, and the queue drops, instead of
  * piling up requests or memory.
  */
+import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { settlesWithin } from '../util/settles-within';
-
-/** What an OpenTelemetry exporter reports of one export (ExportResult of @opentelemetry/core, where SUCCESS is 0). */
-export interface ExportOutcome {
-  code: number;
-  error?: Error;
-}
-const EXPORT_SUCCESS = 0;
 
 /** The part of an OTLP span or log exporter this queue uses. */
 export interface BatchExporter<T> {
-  export(items: T[], done: (result: ExportOutcome) => void): void;
+  export(items: T[], done: (result: ExportResult) => void): void;
   shutdown(): Promise<void>;
 }
 
@@ -97,7 +91,7 @@ export class BoundedExportQueue<T> {
     this.exporting = new Promise<void>((resolve) => {
       try {
         this.exporter.export(batch, (result) => {
-          if (result.code !== EXPORT_SUCCESS) {
+          if (result.code !== ExportResultCode.SUCCESS) {
             this.options.onDropped(batch.length);
             this.options.onExportError(result.error?.message ?? 'export failed');
           }

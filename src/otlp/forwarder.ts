@@ -1,7 +1,6 @@
 /**
  * Forwards the estate's own events over OTLP/HTTP: completed activities as
- * spans (activity-spans.ts), audit entries as log records
- * (audit-records.ts). The collector job hands over the events of each
+ * spans (activity-spans.ts), audit entries as log records. The collector job hands over the events of each
  * successful run (CollectResult.events), so each is forwarded exactly when
  * the counters count it; `accept` only queues, it never waits for the
  * endpoint (bounded-export.ts).
@@ -12,6 +11,8 @@
  * past that they go out in a trace of their job's own.
  */
 import type { Logger } from 'pino';
+import { millisToHrTime } from '@opentelemetry/core';
+import { SeverityNumber, type LogAttributes } from '@opentelemetry/api-logs';
 import { resourceFromAttributes, type Resource } from '@opentelemetry/resources';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
@@ -19,8 +20,7 @@ import type { Activity, AuditLog } from '../clients/management/schemas';
 import type { EstateEvents } from '../collectors/types';
 import type { ExporterConfig } from '../config/load';
 import { activitySpan, type ActivityPlace } from './activity-spans';
-import { auditRecord } from './audit-records';
-import { BoundedExportQueue, type BatchExporter } from './bounded-export';
+import { BoundedExportQueue } from './bounded-export';
 import { DEFAULT_SERVICE_NAME } from '../tracing';
 import { withoutUserInfo } from '../util/secret';
 
@@ -32,15 +32,21 @@ const SCHEDULE_DELAY_MS = 2_000;
 const MAX_KNOWN_JOBS = 200_000;
 const MAX_PENDING_TASKS = 50_000;
 const PENDING_TASK_MS = 6 * 3_600_000;
+const AUDIT_SCOPE = { name: 'dataprotect-exporter/audit' };
+
+/** What the forwarder keeps of one target. */
+interface TargetState {
+  resource: Resource;
+  /** job id -> id of its job group (its own id when it has none) */
+  jobRoots: Map<string, string>;
+  /** job id -> tasks waiting for it, with when they arrived */
+  waitingTasks: Map<string, Array<{ task: Activity; since: number }>>;
+}
 
 export class EstateEventForwarder {
   private readonly spans: BoundedExportQueue<ReadableSpan> | undefined;
   private readonly logs: BoundedExportQueue<ReadableLogRecord> | undefined;
-  private readonly resources = new Map<string, Resource>();
-  /** by target: job id -> id of its job group (its own id when it has none) */
-  private readonly jobRoots = new Map<string, Map<string, string>>();
-  /** by target: job id -> tasks waiting for it, with when they arrived */
-  private readonly waitingTasks = new Map<string, Map<string, Array<{ task: Activity; since: number }>>>();
+  private readonly targets = new Map<string, TargetState>();
   private pendingCount = 0;
   /** history up to the start is forwarded only as far back as otlp.backfill reaches (epoch ms) */
   private readonly forwardAfter: number;
@@ -70,14 +76,14 @@ export class EstateEventForwarder {
       const { OTLPTraceExporter } =
         require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
       const exporter = new OTLPTraceExporter({ ...(endpoint ? { url: endpoint } : {}), timeoutMillis: otlp.timeout });
-      this.spans = new BoundedExportQueue<ReadableSpan>(exporter as BatchExporter<ReadableSpan>, queueOptions('traces'));
+      this.spans = new BoundedExportQueue<ReadableSpan>(exporter, queueOptions('traces'));
     }
     if (otlp.auditLogs.enabled) {
       const { OTLPLogExporter } =
         require('@opentelemetry/exporter-logs-otlp-http') as typeof import('@opentelemetry/exporter-logs-otlp-http');
       const url = logsUrlOf(endpoint);
       const exporter = new OTLPLogExporter({ ...(url ? { url } : {}), timeoutMillis: otlp.timeout });
-      this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter as BatchExporter<ReadableLogRecord>, queueOptions('logs'));
+      this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter, queueOptions('logs'));
     }
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
@@ -87,10 +93,10 @@ export class EstateEventForwarder {
     const after = events.history ? this.forwardAfter : Number.NEGATIVE_INFINITY;
     if (this.spans && events.activities?.length) this.acceptActivities(target, events.activities, after);
     if (this.logs && events.auditEntries?.length) {
-      const resource = this.resourceOf(target);
+      const { resource } = this.stateOf(target);
       const observed = this.now();
       const records: ReadableLogRecord[] = [];
-      for (const entry of events.auditEntries as AuditLog[]) {
+      for (const entry of events.auditEntries) {
         if (entry.changedTime > after) records.push(auditRecord(entry, resource, observed));
       }
       this.logs.add(records);
@@ -114,23 +120,19 @@ export class EstateEventForwarder {
    */
   async shutdown(timeoutMs: number): Promise<void> {
     if (this.spans && this.pendingCount > 0) this.onDropped('traces', this.pendingCount);
-    this.waitingTasks.clear();
+    for (const state of this.targets.values()) state.waitingTasks.clear();
     this.pendingCount = 0;
     await Promise.all([this.spans?.shutdown(timeoutMs), this.logs?.shutdown(timeoutMs)]);
   }
 
   /** Forgets a target that a reload removed (its remembered jobs and waiting tasks). */
   removeTarget(target: string): void {
-    this.resources.delete(target);
-    this.jobRoots.delete(target);
-    for (const tasks of this.waitingTasks.get(target)?.values() ?? []) this.pendingCount -= tasks.length;
-    this.waitingTasks.delete(target);
+    for (const tasks of this.targets.get(target)?.waitingTasks.values() ?? []) this.pendingCount -= tasks.length;
+    this.targets.delete(target);
   }
 
   private acceptActivities(target: string, activities: readonly Activity[], after: number): void {
-    const roots = this.mapOf(this.jobRoots, target);
-    const pending = this.mapOf(this.waitingTasks, target);
-    const resource = this.resourceOf(target);
+    const { jobRoots: roots, waitingTasks: pending, resource } = this.stateOf(target);
     const spans: ReadableSpan[] = [];
     const emit = (activity: Activity, place: ActivityPlace): void => {
       const span = activitySpan(target, activity, place, resource);
@@ -173,23 +175,46 @@ export class EstateEventForwarder {
     this.spans?.add(spans);
   }
 
-  private resourceOf(target: string): Resource {
-    let resource = this.resources.get(target);
-    if (!resource) {
-      resource = resourceFromAttributes({ 'service.name': this.serviceName, 'dataprotect.target': target });
-      this.resources.set(target, resource);
+  private stateOf(target: string): TargetState {
+    let state = this.targets.get(target);
+    if (!state) {
+      const resource = resourceFromAttributes({ 'service.name': this.serviceName, 'dataprotect.target': target });
+      state = { resource, jobRoots: new Map(), waitingTasks: new Map() };
+      this.targets.set(target, state);
     }
-    return resource;
+    return state;
   }
+}
 
-  private mapOf<V>(maps: Map<string, Map<string, V>>, target: string): Map<string, V> {
-    let map = maps.get(target);
-    if (!map) {
-      map = new Map();
-      maps.set(target, map);
-    }
-    return map;
-  }
+/**
+ * An audit entry as an OpenTelemetry log record (the ReadableLogRecord the
+ * logs SDK hands its exporters), stamped with the entry's changedTime.
+ * Severity: INFO, and WARN for the auditType SECURITY (logins, users, roles,
+ * certificates: what a security team watches for).
+ */
+function auditRecord(entry: AuditLog, resource: Resource, observedMs: number): ReadableLogRecord {
+  const attributes: LogAttributes = { 'dataprotect.audit.id': entry.id, 'dataprotect.audit.type': entry.auditType };
+  const optional: Array<[string, string | null | undefined]> = [
+    ['dataprotect.audit.changed_by', entry.changedBy?.username],
+    ['dataprotect.audit.changed_by_id', entry.changedBy?.id],
+    ['dataprotect.audit.object.id', entry.changedObject?.id],
+    ['dataprotect.audit.object.name', entry.changedObject?.resourceName],
+    ['dataprotect.audit.object.type', entry.changedObject?.resourceType],
+    ['dataprotect.audit.message_id', entry.messageID],
+  ];
+  for (const [key, value] of optional) if (value != null && value !== '') attributes[key] = value;
+  const security = entry.auditType === 'SECURITY';
+  return {
+    hrTime: millisToHrTime(entry.changedTime),
+    hrTimeObserved: millisToHrTime(observedMs),
+    severityNumber: security ? SeverityNumber.WARN : SeverityNumber.INFO,
+    severityText: security ? 'WARN' : 'INFO',
+    body: entry.changeDescription ?? entry.auditType,
+    resource,
+    instrumentationScope: AUDIT_SCOPE,
+    attributes,
+    droppedAttributesCount: 0,
+  };
 }
 
 /** Remembers a job's group, forgetting the oldest jobs beyond MAX_KNOWN_JOBS (a Map keeps insertion order). */

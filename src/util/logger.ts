@@ -20,21 +20,13 @@ export const REDACTED_PATHS = [
   'refresh_token',
 ];
 
-/** A logged error: its class, its message, and the code and cause that say more. */
-export interface LoggedError {
-  type: string;
-  message: string;
-  code?: string;
-  cause?: string;
-}
-
 /**
  * The `err` field of every line, whatever was passed: an Error gives its
  * class (ApiError, TypeError, ...) rather than pino's "Object" for an object
  * it does not recognise, a string its text. No stack: a failing collector
  * logs every few minutes, and its class and message say what happened.
  */
-export function serializeError(value: unknown): LoggedError {
+export function serializeError(value: unknown) {
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;
     const cause = value.cause instanceof Error ? `${value.cause.name}: ${value.cause.message}` : undefined;

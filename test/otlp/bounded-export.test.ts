@@ -3,15 +3,16 @@
  * waits, one export at a time, and everything not delivered (queue full,
  * export failed, left at shutdown) is counted once.
  */
-import { BoundedExportQueue, type BatchExporter, type ExportOutcome } from '../../src/otlp/bounded-export';
+import type { ExportResult } from '@opentelemetry/core';
+import { BoundedExportQueue, type BatchExporter } from '../../src/otlp/bounded-export';
 
 /** an exporter whose exports finish when the test says so */
 class HeldExporter implements BatchExporter<number> {
   readonly batches: number[][] = [];
-  private readonly answers: Array<(result: ExportOutcome) => void> = [];
+  private readonly answers: Array<(result: ExportResult) => void> = [];
   shutdowns = 0;
 
-  export(items: number[], done: (result: ExportOutcome) => void): void {
+  export(items: number[], done: (result: ExportResult) => void): void {
     this.batches.push(items);
     this.answers.push(done);
   }

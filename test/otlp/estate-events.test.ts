@@ -10,7 +10,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { spanIdOf, traceIdOf } from '../../src/otlp/event-ids';
+import { spanIdOf, traceIdOf } from '../../src/otlp/activity-spans';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import type { Activity, AuditEntry } from '../../simulator/management';
 import { eventually } from '../support/cli-process';
