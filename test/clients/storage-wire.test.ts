@@ -216,7 +216,7 @@ describe('StorageClient on the wire', () => {
         : { status: 404 },
     );
     await expect(client.activeAlerts({ id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' })).resolves.toEqual([
-      { id: 'x1', severity: 'APOCALYPTIC', class: 'NewClass', status: 'active', name: undefined, alert_gen_epoch: undefined },
+      { id: 'x1', severity: 'APOCALYPTIC', class: 'NewClass', status: 'active' },
     ]);
   });
 

@@ -21,21 +21,14 @@ export const physicalCapacitySchema = z.object({ total: bytes, used: bytes, avai
 export const logicalCapacitySchema = z.object({ total: bytes.optional(), used: bytes, available: bytes.optional() });
 
 /** paging_info of paged lists; page numbers are 0-based. */
-export const pagingInfoSchema = z.object({
-  current_page: optionalNumber,
-  page_entries: optionalNumber,
-  total_entries: z.number().int().nonnegative(),
-  page_size: optionalNumber,
-});
+export const pagingInfoSchema = z.object({ current_page: optionalNumber, total_entries: z.number().int().nonnegative() });
 
 /** GET /rest/v1.0/system: the server itself (on a management center: the center). */
 export const systemDetailsSchema = z.object({
   name: z.string(),
   version: optionalString,
-  serialno: optionalString,
   model: optionalString,
   uuid: optionalString,
-  uptime_secs: optionalNumber,
 });
 
 /** An item of GET /rest/v1.0/store-systems on a management center. */
@@ -74,23 +67,15 @@ export const capacitySampleSchema = z.object({
 /** An item of alert_list; severity and status are optional in the model. */
 export const storageAlertSchema = z.object({
   id: idString,
-  alert_id: idString.optional(),
-  name: optionalString,
   severity: optional(openEnum(ALERT_SEVERITIES)),
   class: optionalString,
   status: optionalString,
-  alert_gen_epoch: optionalNumber,
 });
 
 /** An item of contexts (mtree replication contexts). */
 export const replicationContextSchema = z.object({
   id: idString,
-  mode: optionalString,
   state: openEnum(REPLICATION_STATES),
-  enabled: optional(z.boolean()),
-  connected: optional(z.boolean()),
-  sourceMtreePath: optionalString,
-  destinationMtreePath: optionalString,
   /** seconds since the epoch of the last synchronisation; absent before the first */
   syncEpoch: optionalNumber,
 });
