@@ -159,17 +159,6 @@ describe.each(['seed', 'product'] as const)('replication collectors against the 
       }
     });
 
-    it('reads one cluster by id at the path of the spelling it found', async () => {
-      const { on } = fresh();
-      try {
-        const cluster = sim.estate.replication.clusters[0]!;
-        await expect(on.client.cluster(cluster.id)).resolves.toMatchObject({ id: cluster.id, name: cluster.name, isRegistered: cluster.isRegistered });
-        expect(on.client.apiSpelling).toBe(spelling);
-      } finally {
-        await on.client.close();
-      }
-    });
-
     it('asks only the configured spelling, and fails with the plugin\'s answer when it is the wrong one', async () => {
       const right = fresh({ apiSpelling: spelling }).on;
       const wrong = fresh({ apiSpelling: spelling === 'seed' ? 'product' : 'seed' }).on;
