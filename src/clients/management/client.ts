@@ -38,8 +38,6 @@ import { TokenClient, type TokenApi } from '../token-session';
 
 export interface ListOptions {
   filter?: Filter;
-  /** e.g. "createTime DESC" */
-  orderby?: string;
   /** default: the target's pageSize */
   pageSize?: number;
 }
@@ -206,7 +204,6 @@ export class ManagementClient extends TokenClient {
       pageSize: options.pageSize ?? this.target.pageSize,
       maxItems: this.target.maxListingItems,
       filter: options.filter,
-      orderby: options.orderby,
     };
   }
 }

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../errors';
-import { maxPages, tooManyPages } from '../listing-bound';
+import { maxPages, tooManyPages } from '../management/paging';
 import { validate, validateItems } from '../response';
 import { pagingInfoSchema, type PagingInfo } from './schemas';
 
