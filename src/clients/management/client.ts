@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import type { ClientDeps } from '../api-client';
+import { ApiClient, type ClientDeps } from '../api-client';
 import { ApiError, isStatusError } from '../errors';
 import { parseJson, validate, validateItems } from '../response';
 import { ENDPOINTS, withId } from './endpoints';
@@ -34,7 +34,7 @@ import {
   type LatestCopy,
   type ProtectionPolicy,
 } from './schemas';
-import { TokenClient, type TokenApi } from '../token-session';
+import type { TokenApi } from '../token-session';
 
 export interface ListOptions {
   filter?: Filter;
@@ -57,7 +57,7 @@ export const LATEST_COPIES_BATCH = 100;
  * random and serial paging, item checks, and one method per listing the
  * collectors read. Every method takes the collector's AbortSignal.
  */
-export class ManagementClient extends TokenClient {
+export class ManagementClient extends ApiClient {
   private readonly fetchPage: PageFetcher = (request) => this.fetchJson(request);
 
   constructor(target: TargetConfig, deps: ClientDeps) {

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
 import { ApiClient, type ClientDeps } from '../api-client';
 import { ApiError } from '../errors';
-import type { HttpRequest, HttpResponse } from '../http';
 import { queryString } from '../query-string';
 import { validateItems } from '../response';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
@@ -139,16 +138,5 @@ export class ReplicationClient extends ApiClient {
     // Item by item: a bad item is skipped and counted, named by its index.
     const items = validateItems(itemSchema(schema, query.fields), body.map((raw) => withInternalNames(raw, renames)), endpoint, '');
     return items as Pick<z.output<z.ZodObject<T>>, F>[];
-  }
-
-  /** HTTP Basic on every request: the plugin has no session. */
-  protected send(request: HttpRequest): Promise<HttpResponse> {
-    return this.http.request({ ...request, headers: { ...request.headers, authorization: this.basicAuthorization() } });
-  }
-
-  /** Built per request, so the revealed password is never kept in a field that could be logged. */
-  private basicAuthorization(): string {
-    const credentials = `${this.target.username}:${this.target.password.reveal()}`;
-    return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
   }
 }

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import type { ClientDeps } from '../api-client';
+import { ApiClient, type ClientDeps } from '../api-client';
 import { ApiError, isStatusError } from '../errors';
 import { queryString } from '../query-string';
 import { validate } from '../response';
@@ -21,7 +21,7 @@ import {
   type StorageAlert,
   type SystemDetails,
 } from './schemas';
-import { TokenClient, type TokenApi } from '../token-session';
+import type { TokenApi } from '../token-session';
 import { SingleFlight } from '../../util/single-flight';
 
 export * from './schemas';
@@ -69,7 +69,7 @@ const ACTIVE = { filter: 'status=active' };
  *   every system of `GET /rest/v1.0/store-systems` by its id; unset = decided
  *   from that list (see discover()).
  */
-export class StorageClient extends TokenClient {
+export class StorageClient extends ApiClient {
   private readonly spelling: SpellingResolver;
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
   private readonly discovery = new SingleFlight(() => this.runDiscovery());
