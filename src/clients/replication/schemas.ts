@@ -9,11 +9,10 @@
  * and a number on the products): what is not read cannot fail a listing.
  */
 import { z } from 'zod';
-import { idString, openEnum, optional, optionalString } from '../response';
+import { idString, optionalString } from '../response';
 
 export const VM_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 export const VM_ROLES = ['PRODUCTION', 'REPLICA'] as const;
-export const GUEST_OS_TYPES = ['WINDOWS', 'LINUX'] as const;
 
 export const repClusterSchema = z.object({
   id: idString,
@@ -30,9 +29,9 @@ export const protectedVmSchema = z.object({
   name: z.string(),
   groupName: optionalString,
   repClusterName: optionalString,
-  guestOsType: optional(openEnum(GUEST_OS_TYPES)),
-  role: openEnum(VM_ROLES),
-  status: openEnum(VM_STATUSES),
+  guestOsType: optionalString,
+  role: z.string(),
+  status: z.string(),
   vmdks: z.array(z.object({ included: z.boolean(), sizeInMB: z.number().nonnegative() })),
 });
 

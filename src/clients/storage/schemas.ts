@@ -6,13 +6,12 @@
  * does not void a whole list. Byte counts are integers in JSON numbers.
  */
 import { z } from 'zod';
-import { idString, openEnum, optional, optionalString } from '../response';
+import { idString, optional, optionalString } from '../response';
 
 const optionalNumber = optional(z.number());
 const bytes = z.number().nonnegative();
 
 export const CAPACITY_TIERS = ['active', 'cloud', 'total'] as const;
-export const ALERT_SEVERITIES = ['DEBUG', 'INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
 export const REPLICATION_STATES = ['NORMAL', 'INITIALIZING', 'RESYNCING', 'RECOVERING', 'UNINITIALIZED', 'CONNECTING'] as const;
 
 /** physical_capacity: all three parts are what the capacity metrics are made of. */
@@ -67,7 +66,7 @@ export const capacitySampleSchema = z.object({
 /** An item of alert_list; severity and status are optional in the model. */
 export const storageAlertSchema = z.object({
   id: idString,
-  severity: optional(openEnum(ALERT_SEVERITIES)),
+  severity: optionalString,
   class: optionalString,
   status: optionalString,
 });
@@ -75,7 +74,7 @@ export const storageAlertSchema = z.object({
 /** An item of contexts (mtree replication contexts). */
 export const replicationContextSchema = z.object({
   id: idString,
-  state: openEnum(REPLICATION_STATES),
+  state: z.string(),
   /** seconds since the epoch of the last synchronisation; absent before the first */
   syncEpoch: optionalNumber,
 });
