@@ -64,8 +64,6 @@ export class ManagementClient extends ApiClient {
     super(target, deps, BEARER_LOGIN);
   }
 
-  // ---- listings ---------------------------------------------------------
-
   /** Assets (serial paging). Deleted ones are included when the service lists them: callers check `deleted`. */
   assets(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Asset[]> {
     return serialPages(this.fetchPage, this.spec(ENDPOINTS.assets, assetSchema, options), signal);
@@ -165,8 +163,6 @@ export class ManagementClient extends ApiClient {
     return collectAll(randomPages(fetchPage, spec, signal));
   }
 
-  // ---- generic access ---------------------------------------------------
-
   /**
    * Random paging of a listing that offers nothing else, kept under the
    * service's 10,000-result rule by reading a larger query in ranges of `key`.
@@ -193,8 +189,6 @@ export class ManagementClient extends ApiClient {
       throw error;
     }
   }
-
-  // ---- internals --------------------------------------------------------
 
   private spec<S extends z.ZodType>(endpoint: string, schema: S, options: ListOptions, path = endpoint): ListSpec<S> {
     return {

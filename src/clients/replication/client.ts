@@ -79,9 +79,9 @@ function fieldsQuery(fields: readonly string[], serverNames: Readonly<Record<str
  * Retries on 429/503 with Retry-After, time limits and TLS are the shared
  * HttpCore's.
  *
- * Spellings (../spelling.ts): the seed's `/rep-clusters` and VM fields
- * `repCluster*`, `hvCluster*`, `hvMgr*`, or the real plugin's `/rp-clusters`
- * and `rpCluster*`, `esxCluster*`, `vc*`. The plugin answers 400 to a
+ * Spellings (../spelling.ts): the seed's `/rep-clusters` and VM field
+ * `repClusterName`, or the real plugin's `/rp-clusters` and `rpClusterName`
+ * (the VM fields read that differ). The plugin answers 400 to a
  * `fields=` name it does not know, so VM lists wait for the spelling (found
  * on the cluster list, whose path differs) and ask only its names; records
  * come back in the seed's names either way.

@@ -27,8 +27,6 @@ import { SingleFlight } from '../../util/single-flight';
 export * from './schemas';
 export { systemPath, type ResourcePath } from './paths';
 
-export type StorageMode = 'appliance' | 'center';
-
 /** One system the exporter collects: the appliance itself, or one system managed by a management center. */
 export interface StorageSystemRef {
   /** the system's id in plain form (its UUID when known): the `system_id` label */
@@ -41,7 +39,7 @@ export interface StorageSystemRef {
 }
 
 export interface StorageDiscovery {
-  mode: StorageMode;
+  mode: 'appliance' | 'center';
   systems: StorageSystemRef[];
 }
 
@@ -56,18 +54,10 @@ const NO_SYSTEM_LIST_STATUSES = [400, 404, 405, 501];
 const ACTIVE = { filter: 'status=active' };
 
 /**
- * Client of the storage appliance / management center API (port 3009).
- *
- * - Token session: one shared login, re-login once on 401, logout in close().
- * - `Accept: application/json` on every request; unknown fields and enum values tolerated.
- * - Lists are read through `paging_info` (0-based pages of `target.pageSize`,
- *   at most MAX_STORAGE_PAGE_SIZE).
- * - The systems collection is `store-systems` (seed) or `dd-systems` (the real
- *   products): `target.apiSpelling`, or found at first contact (../spelling.ts).
- * - A link response where data was expected is a `protocol` error naming the path.
- * - Systems: `storageMode: appliance` collects SYSTEM-ID 0; `center` collects
- *   every system of `GET /rest/v1.0/store-systems` by its id; unset = decided
- *   from that list (see discover()).
+ * Client of the storage appliance / management center API (port 3009): a
+ * token session, lists read through `paging_info` (pages.ts), the systems
+ * collection spelled `store-systems` (seed) or `dd-systems` (the real
+ * products): `target.apiSpelling`, or found at first contact (../spelling.ts).
  */
 export class StorageClient extends ApiClient {
   private readonly spelling: SpellingResolver;
