@@ -38,8 +38,6 @@ import type { TokenApi } from '../token-session';
 
 export interface ListOptions {
   filter?: Filter;
-  /** default: the target's pageSize */
-  pageSize?: number;
 }
 
 /** The partition key of listings whose items have an id. */
@@ -195,7 +193,7 @@ export class ManagementClient extends ApiClient {
       endpoint,
       path,
       schema,
-      pageSize: options.pageSize ?? this.target.pageSize,
+      pageSize: this.target.pageSize,
       maxItems: this.target.maxListingItems,
       filter: options.filter,
     };
