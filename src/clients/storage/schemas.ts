@@ -55,11 +55,8 @@ export const tierCapacitySchema = z.object({
  * of the tier asked for at the top level; the real products may carry them
  * only in `tier_capacity_usage[]` (only collection_epoch is always present).
  */
-export const capacitySampleSchema = z.object({
+export const capacitySampleSchema = tierCapacitySchema.omit({ tier: true }).extend({
   collection_epoch: z.number(),
-  physical_capacity: optional(physicalCapacitySchema),
-  logical_capacity: optional(logicalCapacitySchema),
-  compression_factor: optionalNumber,
   tier_capacity_usage: optional(z.array(tierCapacitySchema)),
 });
 
