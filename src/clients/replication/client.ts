@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import type { TargetConfig } from '../../config/load';
-import { ApiClient, type ClientDeps } from '../api-client';
+import { ApiClient } from '../api-client';
 import { ApiError } from '../errors';
 import { queryString } from '../query-string';
 import { validateItems } from '../response';
@@ -87,17 +86,8 @@ function fieldsQuery(fields: readonly string[], serverNames: Readonly<Record<str
  * come back in the seed's names either way.
  */
 export class ReplicationClient extends ApiClient {
-  private readonly spelling: SpellingResolver;
-
-  constructor(target: TargetConfig, deps: ClientDeps) {
-    super(target, deps);
-    this.spelling = new SpellingResolver(target.apiSpelling, 'replication', deps.logger);
-  }
-
-  /** The spelling this target speaks, once configured or detected. */
-  get apiSpelling(): ApiSpelling | undefined {
-    return this.spelling.known;
-  }
+  /** the spelling this target speaks: `known` once configured or detected */
+  readonly spelling = new SpellingResolver(this.target.apiSpelling, 'replication', this.deps.logger);
 
   /** GET /api/v1/rep-clusters (rp-clusters) */
   clusters<F extends keyof RepCluster>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<RepCluster, F>[]> {

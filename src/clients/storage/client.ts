@@ -6,7 +6,7 @@ import { queryString } from '../query-string';
 import { validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
 import { plainSystemId, systemPath, systemPathSegment, systemsPath, type ResourcePath } from './paths';
-import { SpellingResolver, type ApiSpelling } from '../spelling';
+import { SpellingResolver } from '../spelling';
 import {
   capacitySampleSchema,
   managedSystemSchema,
@@ -60,18 +60,13 @@ const ACTIVE = { filter: 'status=active' };
  * products): `target.apiSpelling`, or found at first contact (../spelling.ts).
  */
 export class StorageClient extends ApiClient {
-  private readonly spelling: SpellingResolver;
+  /** the spelling this target speaks: `known` once configured or detected */
+  readonly spelling = new SpellingResolver(this.target.apiSpelling, 'storage', this.deps.logger);
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
   private readonly discovery = new SingleFlight(() => this.runDiscovery());
 
   constructor(target: TargetConfig, deps: ClientDeps) {
     super(target, deps, STORAGE_LOGIN);
-    this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
-  }
-
-  /** The spelling this target speaks, once configured or detected. */
-  get apiSpelling(): ApiSpelling | undefined {
-    return this.spelling.known;
   }
 
   /**
