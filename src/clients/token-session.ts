@@ -60,8 +60,9 @@ export class TokenSession {
   async get(signal?: AbortSignal): Promise<string> {
     const current = this.current;
     if (current && this.clock() < current.renewAt) return current.value;
-    const token = await this.login.run(signal, () => this.abortError());
-    return token.value;
+    const waitEnded = (): ApiError =>
+      new ApiError('aborted', this.options.loginEndpoint, 'aborted by the collector time limit while waiting for the login');
+    return (await this.login.run(signal, waitEnded)).value;
   }
 
   /**
@@ -109,10 +110,6 @@ export class TokenSession {
     const token: HeldToken = { value, renewAt: renewTime(started, expiresInSeconds) };
     this.current = token;
     return token;
-  }
-
-  private abortError(): ApiError {
-    return new ApiError('aborted', this.options.loginEndpoint, 'aborted by the collector time limit while waiting for the login');
   }
 }
 
