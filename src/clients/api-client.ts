@@ -2,8 +2,12 @@ import type { Logger } from 'pino';
 import type { TargetConfig } from '../config/load';
 import { HttpCore, type HttpCoreOptions, type HttpRequest, type HttpResponse, type RequestObserver } from './http';
 import type { ResponseBudget } from './response-budget';
-import { errorForStatus, parseJson } from './response';
+import { errorForStatus, loginRejected, parseJson } from './response';
+import { TokenSession, type IssuedToken, type TokenApi } from './token-session';
 import { Redactor } from '../util/secret';
+
+/** Logging out is a courtesy at shutdown: it must not hold the exit up. */
+const LOGOUT_TIMEOUT_MS = 5_000;
 
 /** What every API client needs besides its target's configuration. */
 export interface ClientDeps {
@@ -27,15 +31,18 @@ export interface JsonAnswer {
 /**
  * What the three API clients share: the target's HTTP core (TLS, time limits,
  * retries, body bounds, the target's credentials removed from error bodies),
- * the target's credentials on every request (`send`, the one thing each API
- * does its own way), JSON GETs judged one way, and closing.
+ * the target's credentials on every request (the token of one login session
+ * for a token API, else HTTP Basic), JSON GETs judged one way, and closing.
  */
-export abstract class ApiClient {
+export class ApiClient {
   protected readonly http: HttpCore;
+  /** the login session of a token API; the replication plugin has none */
+  private readonly session: TokenSession | undefined;
 
   constructor(
     readonly target: TargetConfig,
     protected readonly deps: ClientDeps,
+    private readonly tokenApi?: TokenApi,
   ) {
     this.http = new HttpCore({
       target: target.name,
@@ -52,10 +59,25 @@ export abstract class ApiClient {
       redactor: new Redactor([target.password.reveal(), `${target.username}:${target.password.reveal()}`]),
       ...deps.http,
     });
+    if (tokenApi) {
+      const login = (): Promise<IssuedToken> => this.logIn(tokenApi);
+      this.session = new TokenSession({ login, loginEndpoint: tokenApi.loginPath, logger: deps.logger, redactor: this.http.redactor });
+    }
   }
 
-  /** Sends a request with the target's credentials. */
-  protected abstract send(request: HttpRequest): Promise<HttpResponse>;
+  /** Sends with the session's token (see TokenSession.send for the 401), or with HTTP Basic. */
+  private send(request: HttpRequest): Promise<HttpResponse> {
+    const { session, tokenApi } = this;
+    const sendWith = (headers: Record<string, string>) => this.http.request({ ...request, headers: { ...request.headers, ...headers } });
+    if (!session || !tokenApi) return sendWith({ authorization: this.basicAuthorization() });
+    return session.send(request.endpoint, request.signal, (token) => sendWith(tokenApi.carry(token)));
+  }
+
+  /** Built per request, so the revealed password is never kept in a field that could be logged. */
+  private basicAuthorization(): string {
+    const credentials = `${this.target.username}:${this.target.password.reveal()}`;
+    return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+  }
 
   /** A GET with the target's credentials: the parsed JSON of a 2xx answer, an ApiError otherwise. */
   async fetchJson(request: GetRequest): Promise<JsonAnswer> {
@@ -66,6 +88,29 @@ export abstract class ApiClient {
 
   /** Closes the connections; a client with a session ends it first. Never throws. */
   async close(): Promise<void> {
+    const token = await this.session?.release();
+    if (token && this.tokenApi) await this.logOut(this.tokenApi, token);
     await this.http.close();
+  }
+
+  /** Ends the session on the server, bounded by LOGOUT_TIMEOUT_MS: a failed logout is only logged. */
+  private async logOut(api: TokenApi, token: string): Promise<void> {
+    try {
+      const signal = AbortSignal.timeout(LOGOUT_TIMEOUT_MS);
+      const response = await this.http.request({ ...api.logout, endpoint: api.logout.path, headers: api.carry(token), signal });
+      if (response.status >= 300 && response.status !== 401) this.deps.logger.debug({ status: response.status }, 'logout not accepted');
+    } catch (error) {
+      this.deps.logger.debug({ err: error }, 'logout failed');
+    }
+  }
+
+  /** A refused login (401, 403) is `auth` naming the user; another failure says nothing about the credentials. */
+  private async logIn(api: TokenApi): Promise<IssuedToken> {
+    const endpoint = api.loginPath;
+    const { username, password } = this.target;
+    const response = await this.http.request({ method: 'POST', endpoint, path: endpoint, body: { username, password: password.reveal() } });
+    if (response.status === 401 || response.status === 403) throw loginRejected(response, endpoint, username);
+    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
+    return api.issued(response);
   }
 }

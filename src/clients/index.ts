@@ -4,9 +4,6 @@ import { ManagementClient } from './management/client';
 import { ReplicationClient } from './replication/client';
 import { StorageClient } from './storage/client';
 
-export type { ClientDeps } from './api-client';
-export { ManagementClient, ReplicationClient, StorageClient };
-
 export interface ClientByKind {
   management: ManagementClient;
   replication: ReplicationClient;

@@ -5,7 +5,8 @@
  * never a crash or a wrong number; a listing item of the wrong shape is
  * skipped and counted (validateItems). Schemas built with z.object() drop fields
  * they do not name, which is how the clients tolerate new fields; enumerations
- * are read as plain strings for the same reason (see `openEnum`).
+ * are read as plain strings for the same reason (an unknown value is data,
+ * e.g. a state set's extra series).
  */
 import { z } from 'zod';
 import { ApiError } from './errors';
@@ -93,15 +94,6 @@ export function validateItems<S extends z.ZodType>(schema: S, items: readonly un
     });
   }
   return valid;
-}
-
-/**
- * An enumeration the API may extend: any string is accepted (an unknown value
- * is data, e.g. a state set's extra series), the known values only document
- * intent and type the constant lists the collectors iterate over.
- */
-export function openEnum<const T extends readonly string[]>(_known: T): z.ZodType<T[number] | (string & {})> {
-  return z.string();
 }
 
 /** A field that may be omitted or null, read as undefined then. */

@@ -17,7 +17,6 @@ export interface RetryPolicy {
   backoffBaseMs: number;
 }
 
-
 /**
  * The wait before attempt `attempt + 1`, or undefined when the outcome of
  * attempt `attempt` (an answer or a failure) is final. A request that is not idempotent is asked again only when the server

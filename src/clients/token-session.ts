@@ -2,17 +2,16 @@
  * The login session of a token API (the management service's bearer token,
  * the storage API's X-DD-AUTH-TOKEN): one login shared by every request of the
  * target, renewed shortly before the token's announced end, replaced once
- * when the API answers 401, and ended by a logout when the client closes.
- * Each client says only how its API hands out a token and carries it (`TokenApi`).
+ * when the API answers 401, and ended by a logout when the client closes
+ * (api-client.ts). Each client says only how its API hands out a token and
+ * carries it (`TokenApi`).
  * Concurrent callers that need a token while a login is running wait for that
  * same login: no login storm.
  */
 import type { Logger } from 'pino';
-import { ApiClient, type ClientDeps } from './api-client';
 import { ApiError } from './errors';
 import type { HttpRequest, HttpResponse } from './http';
-import { errorForStatus, loginRejected } from './response';
-import type { TargetConfig } from '../config/load';
+import { errorForStatus } from './response';
 import type { Redactor } from '../util/secret';
 import { SingleFlight } from '../util/single-flight';
 
@@ -35,9 +34,6 @@ export interface TokenSessionOptions {
   readonly clock?: () => number;
 }
 
-/** Logging out is a courtesy at shutdown: it must not hold the exit up. */
-const LOGOUT_TIMEOUT_MS = 5_000;
-
 /** Renew this long before the token's end (at most), so a request never races the expiry. */
 const RENEW_MARGIN_MS = 60_000;
 
@@ -50,16 +46,10 @@ interface HeldToken {
 export class TokenSession {
   private current: HeldToken | undefined;
   private readonly login = new SingleFlight(() => this.logIn());
-  private loginCount = 0;
   private readonly clock: () => number;
 
   constructor(private readonly options: TokenSessionOptions) {
     this.clock = options.clock ?? (() => performance.now());
-  }
-
-  /** logins performed so far (for tests and logs) */
-  get logins(): number {
-    return this.loginCount;
   }
 
   /**
@@ -70,8 +60,9 @@ export class TokenSession {
   async get(signal?: AbortSignal): Promise<string> {
     const current = this.current;
     if (current && this.clock() < current.renewAt) return current.value;
-    const token = await this.login.run(signal, () => this.abortError());
-    return token.value;
+    const waitEnded = (): ApiError =>
+      new ApiError('aborted', this.options.loginEndpoint, 'aborted by the collector time limit while waiting for the login');
+    return (await this.login.run(signal, waitEnded)).value;
   }
 
   /**
@@ -115,15 +106,10 @@ export class TokenSession {
   private async logIn(): Promise<HeldToken> {
     const started = this.clock();
     const { value, expiresInSeconds } = await this.options.login();
-    this.loginCount += 1;
     this.options.redactor?.addToken(value);
     const token: HeldToken = { value, renewAt: renewTime(started, expiresInSeconds) };
     this.current = token;
     return token;
-  }
-
-  private abortError(): ApiError {
-    return new ApiError('aborted', this.options.loginEndpoint, 'aborted by the collector time limit while waiting for the login');
   }
 }
 
@@ -142,56 +128,4 @@ export interface TokenApi {
   carry(token: string): Record<string, string>;
   /** the token of a 2xx login answer */
   issued(response: HttpResponse): IssuedToken;
-}
-
-/** An API client whose requests carry the token of the target's one login session. */
-export abstract class TokenClient extends ApiClient {
-  private readonly session: TokenSession;
-
-  constructor(
-    target: TargetConfig,
-    deps: ClientDeps,
-    private readonly api: TokenApi,
-  ) {
-    super(target, deps);
-    const { logger } = deps;
-    this.session = new TokenSession({ login: () => this.logIn(), loginEndpoint: api.loginPath, logger, redactor: this.http.redactor });
-  }
-
-  /** Sends with the session's token (see TokenSession.send for the 401). */
-  protected send(request: HttpRequest): Promise<HttpResponse> {
-    return this.session.send(request.endpoint, request.signal, (token) =>
-      this.http.request({ ...request, headers: { ...request.headers, ...this.api.carry(token) } }),
-    );
-  }
-
-  /** Logs out (when logged in), then closes the connections; never throws. */
-  override async close(): Promise<void> {
-    await this.logOut();
-    await super.close();
-  }
-
-  /** Ends the session on the server, bounded by LOGOUT_TIMEOUT_MS: a failed logout is only logged. */
-  private async logOut(): Promise<void> {
-    const token = await this.session.release();
-    if (!token) return;
-    const { logout } = this.api;
-    try {
-      const signal = AbortSignal.timeout(LOGOUT_TIMEOUT_MS);
-      const response = await this.http.request({ ...logout, endpoint: logout.path, headers: this.api.carry(token), signal });
-      if (response.status >= 300 && response.status !== 401) this.deps.logger.debug({ status: response.status }, 'logout not accepted');
-    } catch (error) {
-      this.deps.logger.debug({ err: error }, 'logout failed');
-    }
-  }
-
-  /** A refused login (401, 403) is `auth` naming the user; another failure says nothing about the credentials. */
-  private async logIn(): Promise<IssuedToken> {
-    const endpoint = this.api.loginPath;
-    const { username, password } = this.target;
-    const response = await this.http.request({ method: 'POST', endpoint, path: endpoint, body: { username, password: password.reveal() } });
-    if (response.status === 401 || response.status === 403) throw loginRejected(response, endpoint, username);
-    if (response.status < 200 || response.status >= 300) throw errorForStatus(response, endpoint, 'login');
-    return this.api.issued(response);
-  }
 }

@@ -216,7 +216,7 @@ describe('StorageClient on the wire', () => {
         : { status: 404 },
     );
     await expect(client.activeAlerts({ id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' })).resolves.toEqual([
-      { id: 'x1', severity: 'APOCALYPTIC', class: 'NewClass', status: 'active', name: undefined, alert_gen_epoch: undefined },
+      { id: 'x1', severity: 'APOCALYPTIC', class: 'NewClass', status: 'active' },
     ]);
   });
 
@@ -273,14 +273,14 @@ describe('StorageClient on the wire', () => {
         expect(error.message).toContain('404 in the product spelling too (/rest/v1.0/dd-systems/{id}/alerts)');
       }
       expect(alertPaths()).toEqual(['/rest/v1.0/store-systems/0/alerts', '/rest/v1.0/dd-systems/0/alerts', '/rest/v1.0/store-systems/0/alerts', '/rest/v1.0/dd-systems/0/alerts']);
-      expect(client.apiSpelling).toBeUndefined();
+      expect(client.spelling.known).toBeUndefined();
     });
 
     it('does not take a 503 of the seed spelling for a missing path', async () => {
       handler = withDefaults((req) => (req.url.includes('/store-systems/0/alerts') ? { status: 503, body: { code: 503 } } : { status: 404 }));
       await expect(client.activeAlerts(SOLO)).rejects.toMatchObject({ kind: 'status', status: 503 });
       expect(alertPaths()).toEqual(['/rest/v1.0/store-systems/0/alerts']);
-      expect(client.apiSpelling).toBeUndefined();
+      expect(client.spelling.known).toBeUndefined();
     });
   });
 });

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import type { ClientDeps } from '../api-client';
+import { ApiClient, type ClientDeps } from '../api-client';
 import { ApiError, isStatusError } from '../errors';
 import { parseJson, validate, validateItems } from '../response';
 import { ENDPOINTS, withId } from './endpoints';
@@ -34,14 +34,10 @@ import {
   type LatestCopy,
   type ProtectionPolicy,
 } from './schemas';
-import { TokenClient, type TokenApi } from '../token-session';
+import type { TokenApi } from '../token-session';
 
 export interface ListOptions {
   filter?: Filter;
-  /** e.g. "createTime DESC" */
-  orderby?: string;
-  /** default: the target's pageSize */
-  pageSize?: number;
 }
 
 /** The partition key of listings whose items have an id. */
@@ -59,14 +55,12 @@ export const LATEST_COPIES_BATCH = 100;
  * random and serial paging, item checks, and one method per listing the
  * collectors read. Every method takes the collector's AbortSignal.
  */
-export class ManagementClient extends TokenClient {
+export class ManagementClient extends ApiClient {
   private readonly fetchPage: PageFetcher = (request) => this.fetchJson(request);
 
   constructor(target: TargetConfig, deps: ClientDeps) {
     super(target, deps, BEARER_LOGIN);
   }
-
-  // ---- listings ---------------------------------------------------------
 
   /** Assets (serial paging). Deleted ones are included when the service lists them: callers check `deleted`. */
   assets(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Asset[]> {
@@ -167,8 +161,6 @@ export class ManagementClient extends TokenClient {
     return collectAll(randomPages(fetchPage, spec, signal));
   }
 
-  // ---- generic access ---------------------------------------------------
-
   /**
    * Random paging of a listing that offers nothing else, kept under the
    * service's 10,000-result rule by reading a larger query in ranges of `key`.
@@ -196,17 +188,14 @@ export class ManagementClient extends TokenClient {
     }
   }
 
-  // ---- internals --------------------------------------------------------
-
   private spec<S extends z.ZodType>(endpoint: string, schema: S, options: ListOptions, path = endpoint): ListSpec<S> {
     return {
       endpoint,
       path,
       schema,
-      pageSize: options.pageSize ?? this.target.pageSize,
+      pageSize: this.target.pageSize,
       maxItems: this.target.maxListingItems,
       filter: options.filter,
-      orderby: options.orderby,
     };
   }
 }

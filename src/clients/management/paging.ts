@@ -18,7 +18,6 @@ import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { GetRequest, JsonAnswer } from '../api-client';
 import { ApiError } from '../errors';
-import { maxPages, tooManyPages } from '../listing-bound';
 import { queryString } from '../query-string';
 import type { Filter } from './filter';
 import { validate, validateItems } from '../response';
@@ -33,8 +32,6 @@ export interface ListSpec<S extends z.ZodType> {
   /** concrete path without query string */
   path: string;
   filter?: Filter | undefined;
-  /** e.g. "createTime DESC" */
-  orderby?: string | undefined;
   /** item schema */
   schema: S;
   pageSize: number;
@@ -51,6 +48,30 @@ export interface ListSpec<S extends z.ZodType> {
    * instead of failing. Without it, such a listing is an error.
    */
   cutAtLimit?: (total: number, read: number) => void;
+}
+
+/**
+ * The bound on one listing: a target's `maxListingItems` is the most items a
+ * listing may return, and the most pages it may take follows from it and the
+ * page size. Every paging loop (storage's too) ends within it even if the
+ * service never says the list is complete: a confused or hostile service gets
+ * a few hundred requests and a collector error, not a request storm.
+ */
+interface ListingBound {
+  /** the target's maxListingItems */
+  maxItems: number;
+  pageSize: number;
+}
+
+/** The most pages a listing may take. */
+export function maxPages(bound: ListingBound): number {
+  return Math.max(1, Math.ceil(bound.maxItems / bound.pageSize));
+}
+
+/** The error of a listing that would pass its page bound; `what` says what the service did. */
+export function tooManyPages(endpoint: string, what: string, bound: ListingBound, status?: number): ApiError {
+  const limit = `more than ${maxPages(bound)} pages of ${bound.pageSize}, the bound maxListingItems (${bound.maxItems}) sets`;
+  return new ApiError('protocol', endpoint, `${what}: ${limit}`, status);
 }
 
 /** The service's advice: no random paging over more resources than this. */
@@ -128,14 +149,9 @@ export async function* randomPages<S extends z.ZodType>(
   }
 }
 
-/** The query parameters that say what is listed (a serial listing sends them with BEGIN only). */
-function listQuery(spec: ListSpec<z.ZodType>): Record<string, string | undefined> {
-  return { filter: spec.filter?.toString(), orderby: spec.orderby };
-}
-
 /** The request for one page of a random-paged listing. */
 export function randomPageRequest(spec: ListSpec<z.ZodType>, page: number, signal: AbortSignal | undefined): GetRequest {
-  const path = spec.path + queryString(listQuery(spec), { page, pageSize: spec.pageSize });
+  const path = spec.path + queryString({ filter: spec.filter?.toString(), page, pageSize: spec.pageSize });
   return { endpoint: spec.endpoint, path, idempotent: true, signal };
 }
 
@@ -186,7 +202,8 @@ export async function* serialPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Array<z.output<S>>> {
   const used = new Set<string>();
-  let query: Record<string, string | number | undefined> = { ...listQuery(spec), pageSize: spec.pageSize, queryState: 'BEGIN' };
+  // The filter is sent with BEGIN only: the token stands for the query from then on.
+  let query: Record<string, string | number | undefined> = { filter: spec.filter?.toString(), pageSize: spec.pageSize, queryState: 'BEGIN' };
   for (let page = 1; ; page++) {
     const { body, status } = await fetchPage({
       endpoint: spec.endpoint,

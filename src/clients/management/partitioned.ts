@@ -16,8 +16,6 @@
  * count. A range's first page is its size probe and its first page of rows
  * at once, so the cost over the lower bound is the first (discarded) page of
  * the whole query and one partly filled last page per range.
- *
- * The caller's orderby holds within each range, not across them.
  */
 import type { Logger } from 'pino';
 import type { z } from 'zod';

@@ -1,12 +1,9 @@
 import { z } from 'zod';
-import type { TargetConfig } from '../../config/load';
-import { ApiClient, type ClientDeps } from '../api-client';
+import { ApiClient } from '../api-client';
 import { ApiError } from '../errors';
-import type { HttpRequest, HttpResponse } from '../http';
 import { queryString } from '../query-string';
-import { validate, validateItems } from '../response';
+import { validateItems } from '../response';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
-import { listQuery, renamedQuery, type ListQuery } from './query';
 import {
   groupSchema,
   protectedVmSchema,
@@ -16,26 +13,23 @@ import {
   type RepCluster,
 } from './schemas';
 
-export { desc, type ListQuery } from './query';
 export * from './schemas';
 
 const BASE = '/api/v1';
 
-/** The cluster list and one cluster, in each spelling. */
-const CLUSTER_PATHS: Readonly<Record<ApiSpelling, { list: string; one: string }>> = {
-  seed: { list: '/rep-clusters', one: '/rep-cluster' },
-  product: { list: '/rp-clusters', one: '/rp-clusters' },
-};
+/** The cluster list in each spelling. */
+const CLUSTER_PATHS: Readonly<Record<ApiSpelling, string>> = { seed: '/rep-clusters', product: '/rp-clusters' };
 
 /** The real plugin's names of the VM fields the seed spells otherwise; the internal model keeps the seed's. */
-export const PRODUCT_VM_FIELD_NAMES: Readonly<Partial<Record<keyof ProtectedVm, string>>> = {
-  repClusterId: 'rpClusterId',
-  repClusterName: 'rpClusterName',
-  hvClusterId: 'esxClusterId',
-  hvClusterName: 'esxClusterName',
-  hvMgrId: 'vcId',
-  hvMgrName: 'vcName',
-};
+const PRODUCT_VM_FIELD_NAMES: Readonly<Partial<Record<keyof ProtectedVm, string>>> = { repClusterName: 'rpClusterName' };
+
+/** A list request: partial response, only these fields are returned (and validated). */
+export interface ListQuery<F extends string = string> {
+  fields: readonly F[];
+}
+
+/** Field names come from code, not from users: a bad one is a programming error. */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 
 const itemSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodType>>();
 
@@ -70,10 +64,10 @@ function withInternalNames(record: unknown, renames: ReadonlyArray<readonly [str
   return record;
 }
 
-/** Whether a VM query names a field the spellings name differently (then the spelling must be known first). */
-function namesSpelledFields(query: ListQuery): boolean {
-  const named = [...query.fields, ...Object.keys(query.filter ?? {}), ...(query.sort ?? []).map((key) => key.replace(/^[-+]/, ''))];
-  return named.some((field) => field in PRODUCT_VM_FIELD_NAMES);
+/** The `fields=` parameter (a list's values joined by a literal comma), in the server's names, each name checked. */
+function fieldsQuery(fields: readonly string[], serverNames: Readonly<Record<string, string>> = {}): string {
+  for (const field of fields) if (!FIELD_NAME.test(field)) throw new Error(`"${field}" is not a valid field name`);
+  return queryString({ fields: fields.length > 0 ? [...new Set(fields.map((field) => serverNames[field] ?? field))] : undefined });
 }
 
 /**
@@ -84,39 +78,20 @@ function namesSpelledFields(query: ListQuery): boolean {
  * Retries on 429/503 with Retry-After, time limits and TLS are the shared
  * HttpCore's.
  *
- * Spellings (../spelling.ts): the seed's `/rep-clusters` and VM fields
- * `repCluster*`, `hvCluster*`, `hvMgr*`, or the real plugin's `/rp-clusters`
- * and `rpCluster*`, `esxCluster*`, `vc*`. The plugin answers 400 to a
+ * Spellings (../spelling.ts): the seed's `/rep-clusters` and VM field
+ * `repClusterName`, or the real plugin's `/rp-clusters` and `rpClusterName`
+ * (the VM fields read that differ). The plugin answers 400 to a
  * `fields=` name it does not know, so VM lists wait for the spelling (found
  * on the cluster list, whose path differs) and ask only its names; records
  * come back in the seed's names either way.
  */
 export class ReplicationClient extends ApiClient {
-  private readonly spelling: SpellingResolver;
-
-  constructor(target: TargetConfig, deps: ClientDeps) {
-    super(target, deps);
-    this.spelling = new SpellingResolver(target.apiSpelling, 'replication', deps.logger);
-  }
-
-  /** The spelling this target speaks, once configured or detected. */
-  get apiSpelling(): ApiSpelling | undefined {
-    return this.spelling.known;
-  }
+  /** the spelling this target speaks: `known` once configured or detected */
+  readonly spelling = new SpellingResolver(this.target.apiSpelling, 'replication', this.deps.logger);
 
   /** GET /api/v1/rep-clusters (rp-clusters) */
   clusters<F extends keyof RepCluster>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<RepCluster, F>[]> {
-    return this.spelling.resolve((spelling) => this.list(CLUSTER_PATHS[spelling].list, repClusterSchema, query, signal));
-  }
-
-  /** GET /api/v1/rep-cluster/{id} (rp-clusters/{id}): the whole record */
-  async cluster(id: string, signal?: AbortSignal): Promise<RepCluster> {
-    return this.spelling.resolve(async (spelling) => {
-      const base = BASE + CLUSTER_PATHS[spelling].one;
-      const endpoint = `${base}/{id}`;
-      const { body, status } = await this.fetchJson({ endpoint, path: `${base}/${encodeURIComponent(id)}`, signal });
-      return validate(body, endpoint, repClusterSchema, status);
-    });
+    return this.spelling.resolve((spelling) => this.list(CLUSTER_PATHS[spelling], repClusterSchema, query, signal));
   }
 
   /** GET /api/v1/groups (consistency groups) */
@@ -126,7 +101,8 @@ export class ReplicationClient extends ApiClient {
 
   /** GET /api/v1/vms (protected VMs), asked and read in the target's spelling */
   async vms<F extends keyof ProtectedVm>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<ProtectedVm, F>[]> {
-    const spelling = this.spelling.known ?? (namesSpelledFields(query) ? await this.detectSpelling(signal) : 'seed');
+    const namesSpelledFields = query.fields.some((field) => field in PRODUCT_VM_FIELD_NAMES);
+    const spelling = this.spelling.known ?? (namesSpelledFields ? await this.detectSpelling(signal) : 'seed');
     return this.list('/vms', protectedVmSchema, query, signal, spelling === 'product' ? PRODUCT_VM_FIELD_NAMES : undefined);
   }
 
@@ -144,7 +120,7 @@ export class ReplicationClient extends ApiClient {
     serverNames?: Readonly<Record<string, string>>,
   ): Promise<Pick<z.output<z.ZodObject<T>>, F>[]> {
     const endpoint = BASE + resource;
-    const path = endpoint + queryString(listQuery(serverNames ? renamedQuery(query, serverNames) : query));
+    const path = endpoint + fieldsQuery(query.fields, serverNames);
     const { body, status } = await this.fetchJson({ endpoint, path, signal });
     const problem = `unexpected response shape: expected an array, received ${body === null ? 'null' : typeof body}`;
     if (!Array.isArray(body)) throw new ApiError('protocol', endpoint, problem, status);
@@ -152,16 +128,5 @@ export class ReplicationClient extends ApiClient {
     // Item by item: a bad item is skipped and counted, named by its index.
     const items = validateItems(itemSchema(schema, query.fields), body.map((raw) => withInternalNames(raw, renames)), endpoint, '');
     return items as Pick<z.output<z.ZodObject<T>>, F>[];
-  }
-
-  /** HTTP Basic on every request: the plugin has no session. */
-  protected send(request: HttpRequest): Promise<HttpResponse> {
-    return this.http.request({ ...request, headers: { ...request.headers, authorization: this.basicAuthorization() } });
-  }
-
-  /** Built per request, so the revealed password is never kept in a field that could be logged. */
-  private basicAuthorization(): string {
-    const credentials = `${this.target.username}:${this.target.password.reveal()}`;
-    return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
   }
 }

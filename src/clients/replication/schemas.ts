@@ -9,54 +9,30 @@
  * and a number on the products): what is not read cannot fail a listing.
  */
 import { z } from 'zod';
-import { idString, openEnum, optional, optionalString } from '../response';
+import { idString, optionalString } from '../response';
 
 export const VM_STATUSES = ['ACTIVE', 'PAUSED'] as const;
 export const VM_ROLES = ['PRODUCTION', 'REPLICA'] as const;
-export const GUEST_OS_TYPES = ['WINDOWS', 'LINUX'] as const;
 
 export const repClusterSchema = z.object({
   id: idString,
   name: z.string(),
-  version: optionalString,
   isRegistered: z.boolean(),
-  /** omitted for a cluster that is not registered */
-  address: optionalString,
   /** OK when connected; omitted for a cluster that is not registered */
   connectionStatus: optionalString,
 });
 
-export const groupSchema = z.object({
-  id: idString.optional(),
-  name: z.string(),
-  status: optionalString,
-  enabled: optional(z.boolean()),
-});
-
-export const vmdkSchema = z.object({
-  included: z.boolean(),
-  name: optionalString,
-  path: optionalString,
-  sizeInMB: z.number().nonnegative(),
-});
+export const groupSchema = z.object({ name: z.string() });
 
 export const protectedVmSchema = z.object({
   id: idString,
   name: z.string(),
-  copyId: optionalString,
-  groupId: optionalString,
   groupName: optionalString,
-  hvClusterId: optionalString,
-  hvClusterName: optionalString,
-  hvMgrId: optionalString,
-  hvMgrName: optionalString,
-  repClusterId: optionalString,
   repClusterName: optionalString,
-  guestOsType: optional(openEnum(GUEST_OS_TYPES)),
-  role: openEnum(VM_ROLES),
-  status: openEnum(VM_STATUSES),
-  vmToolsVersion: optionalString,
-  vmdks: z.array(vmdkSchema),
+  guestOsType: optionalString,
+  role: z.string(),
+  status: z.string(),
+  vmdks: z.array(z.object({ included: z.boolean(), sizeInMB: z.number().nonnegative() })),
 });
 
 export type RepCluster = z.output<typeof repClusterSchema>;

@@ -1,12 +1,12 @@
 import type { z } from 'zod';
 import type { TargetConfig } from '../../config/load';
-import type { ClientDeps } from '../api-client';
+import { ApiClient, type ClientDeps } from '../api-client';
 import { ApiError, isStatusError } from '../errors';
 import { queryString } from '../query-string';
 import { validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
 import { plainSystemId, systemPath, systemPathSegment, systemsPath, type ResourcePath } from './paths';
-import { SpellingResolver, type ApiSpelling } from '../spelling';
+import { SpellingResolver } from '../spelling';
 import {
   capacitySampleSchema,
   managedSystemSchema,
@@ -21,13 +21,11 @@ import {
   type StorageAlert,
   type SystemDetails,
 } from './schemas';
-import { TokenClient, type TokenApi } from '../token-session';
+import type { TokenApi } from '../token-session';
 import { SingleFlight } from '../../util/single-flight';
 
 export * from './schemas';
 export { systemPath, type ResourcePath } from './paths';
-
-export type StorageMode = 'appliance' | 'center';
 
 /** One system the exporter collects: the appliance itself, or one system managed by a management center. */
 export interface StorageSystemRef {
@@ -41,7 +39,7 @@ export interface StorageSystemRef {
 }
 
 export interface StorageDiscovery {
-  mode: StorageMode;
+  mode: 'appliance' | 'center';
   systems: StorageSystemRef[];
 }
 
@@ -56,32 +54,19 @@ const NO_SYSTEM_LIST_STATUSES = [400, 404, 405, 501];
 const ACTIVE = { filter: 'status=active' };
 
 /**
- * Client of the storage appliance / management center API (port 3009).
- *
- * - Token session: one shared login, re-login once on 401, logout in close().
- * - `Accept: application/json` on every request; unknown fields and enum values tolerated.
- * - Lists are read through `paging_info` (0-based pages of `target.pageSize`,
- *   at most MAX_STORAGE_PAGE_SIZE).
- * - The systems collection is `store-systems` (seed) or `dd-systems` (the real
- *   products): `target.apiSpelling`, or found at first contact (../spelling.ts).
- * - A link response where data was expected is a `protocol` error naming the path.
- * - Systems: `storageMode: appliance` collects SYSTEM-ID 0; `center` collects
- *   every system of `GET /rest/v1.0/store-systems` by its id; unset = decided
- *   from that list (see discover()).
+ * Client of the storage appliance / management center API (port 3009): a
+ * token session, lists read through `paging_info` (pages.ts), the systems
+ * collection spelled `store-systems` (seed) or `dd-systems` (the real
+ * products): `target.apiSpelling`, or found at first contact (../spelling.ts).
  */
-export class StorageClient extends TokenClient {
-  private readonly spelling: SpellingResolver;
+export class StorageClient extends ApiClient {
+  /** the spelling this target speaks: `known` once configured or detected */
+  readonly spelling = new SpellingResolver(this.target.apiSpelling, 'storage', this.deps.logger);
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
   private readonly discovery = new SingleFlight(() => this.runDiscovery());
 
   constructor(target: TargetConfig, deps: ClientDeps) {
     super(target, deps, STORAGE_LOGIN);
-    this.spelling = new SpellingResolver(target.apiSpelling, 'storage', deps.logger);
-  }
-
-  /** The spelling this target speaks, once configured or detected. */
-  get apiSpelling(): ApiSpelling | undefined {
-    return this.spelling.known;
   }
 
   /**

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { ApiError } from '../errors';
-import { maxPages, tooManyPages } from '../listing-bound';
+import { maxPages, tooManyPages } from '../management/paging';
 import { validate, validateItems } from '../response';
 import { pagingInfoSchema, type PagingInfo } from './schemas';
 
@@ -30,18 +30,11 @@ export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint:
   throw new ApiError('protocol', endpoint, what);
 }
 
-export interface Page<T> {
-  /** the entries that passed their checks */
-  items: T[];
-  /** the entries the page held, skipped ones included: what paging counts */
-  read: number;
-  paging: PagingInfo | undefined;
-}
-
 /**
- * One page: the array under `key` and the paging information. The array may
- * only be missing when paging_info says the list is empty. An entry that
- * fails its checks is skipped and counted (response.ts validateItems).
+ * One page: the entries under `key` that pass their checks, how many it held
+ * (skipped ones included: what paging counts) and the paging information.
+ * The array may only be missing when paging_info says the list is empty. An
+ * entry that fails its checks is skipped and counted (response.ts validateItems).
  */
 export function readPage<T extends z.ZodType>(
   body: unknown,
@@ -49,7 +42,7 @@ export function readPage<T extends z.ZodType>(
   itemSchema: T,
   endpoint: string,
   path: string,
-): Page<z.output<T>> {
+): { items: Array<z.output<T>>; read: number; paging: PagingInfo | undefined } {
   rejectLinkResponse(body, key, endpoint, path);
   const schema = z.object({
     [key]: z.array(z.unknown()).nullish(),
@@ -77,7 +70,7 @@ export function readPage<T extends z.ZodType>(
 export function nextPage(
   page: number,
   size: number,
-  received: Page<unknown>,
+  received: { read: number; paging: PagingInfo | undefined },
   collected: number,
   endpoint: string,
   maxItems: number,

@@ -6,13 +6,12 @@
  * does not void a whole list. Byte counts are integers in JSON numbers.
  */
 import { z } from 'zod';
-import { idString, openEnum, optional, optionalString } from '../response';
+import { idString, optional, optionalString } from '../response';
 
 const optionalNumber = optional(z.number());
 const bytes = z.number().nonnegative();
 
 export const CAPACITY_TIERS = ['active', 'cloud', 'total'] as const;
-export const ALERT_SEVERITIES = ['DEBUG', 'INFO', 'NOTICE', 'WARNING', 'ERROR', 'CRITICAL', 'ALERT', 'EMERGENCY'] as const;
 export const REPLICATION_STATES = ['NORMAL', 'INITIALIZING', 'RESYNCING', 'RECOVERING', 'UNINITIALIZED', 'CONNECTING'] as const;
 
 /** physical_capacity: all three parts are what the capacity metrics are made of. */
@@ -21,21 +20,14 @@ export const physicalCapacitySchema = z.object({ total: bytes, used: bytes, avai
 export const logicalCapacitySchema = z.object({ total: bytes.optional(), used: bytes, available: bytes.optional() });
 
 /** paging_info of paged lists; page numbers are 0-based. */
-export const pagingInfoSchema = z.object({
-  current_page: optionalNumber,
-  page_entries: optionalNumber,
-  total_entries: z.number().int().nonnegative(),
-  page_size: optionalNumber,
-});
+export const pagingInfoSchema = z.object({ current_page: optionalNumber, total_entries: z.number().int().nonnegative() });
 
 /** GET /rest/v1.0/system: the server itself (on a management center: the center). */
 export const systemDetailsSchema = z.object({
   name: z.string(),
   version: optionalString,
-  serialno: optionalString,
   model: optionalString,
   uuid: optionalString,
-  uptime_secs: optionalNumber,
 });
 
 /** An item of GET /rest/v1.0/store-systems on a management center. */
@@ -63,34 +55,23 @@ export const tierCapacitySchema = z.object({
  * of the tier asked for at the top level; the real products may carry them
  * only in `tier_capacity_usage[]` (only collection_epoch is always present).
  */
-export const capacitySampleSchema = z.object({
+export const capacitySampleSchema = tierCapacitySchema.omit({ tier: true }).extend({
   collection_epoch: z.number(),
-  physical_capacity: optional(physicalCapacitySchema),
-  logical_capacity: optional(logicalCapacitySchema),
-  compression_factor: optionalNumber,
   tier_capacity_usage: optional(z.array(tierCapacitySchema)),
 });
 
 /** An item of alert_list; severity and status are optional in the model. */
 export const storageAlertSchema = z.object({
   id: idString,
-  alert_id: idString.optional(),
-  name: optionalString,
-  severity: optional(openEnum(ALERT_SEVERITIES)),
+  severity: optionalString,
   class: optionalString,
   status: optionalString,
-  alert_gen_epoch: optionalNumber,
 });
 
 /** An item of contexts (mtree replication contexts). */
 export const replicationContextSchema = z.object({
   id: idString,
-  mode: optionalString,
-  state: openEnum(REPLICATION_STATES),
-  enabled: optional(z.boolean()),
-  connected: optional(z.boolean()),
-  sourceMtreePath: optionalString,
-  destinationMtreePath: optionalString,
+  state: z.string(),
   /** seconds since the epoch of the last synchronisation; absent before the first */
   syncEpoch: optionalNumber,
 });

@@ -197,9 +197,9 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
 
     it('finds the spelling at first contact and remembers it: one probe of the other spelling per target', async () => {
       for (const on of [center, appliance]) {
-        expect(on.client.apiSpelling).toBeUndefined();
+        expect(on.client.spelling.known).toBeUndefined();
         await runAll(on);
-        expect(on.client.apiSpelling).toBe(spelling);
+        expect(on.client.spelling.known).toBe(spelling);
         await runAll(on);
       }
       // The seed spelling is tried first, so only a product server sees a probe: the system list's, once per target.
@@ -212,7 +212,7 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
       expect(sim.stats.count('storage', otherSpelling)).toBe(0);
       const wrong = connect({ url: sim.urls.storageAppliance, storageMode: 'appliance', apiSpelling: spelling === 'seed' ? 'product' : 'seed' });
       await expect(run(alertsCollector, wrong)).rejects.toMatchObject({ kind: 'status', status: 404 });
-      expect(wrong.client.apiSpelling).not.toBe(spelling);
+      expect(wrong.client.spelling.known).not.toBe(spelling);
     });
 
     it('reads lists longer than a page in pages of at most 200 (the product answers 400 past that)', async () => {
