@@ -17,10 +17,8 @@ import { FLUSH_MS, SPANS_STEP, STOP_DEADLINE_MS } from './stop-deadline';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-/** Job checkpoints by target, then collector. */
 export type Checkpoints = Map<string, Map<string, JobCheckpoint>>;
 
-/** What a reload changed (see applyConfig). */
 export interface ConfigChange {
   added: string[];
   removed: string[];
@@ -55,10 +53,7 @@ export interface Collection {
   stop(budgetMs?: number): Promise<string[]>;
 }
 
-interface ActiveTarget {
-  runtime: TargetRuntime;
-  jobs: CollectorJob[];
-}
+type ActiveTarget = { runtime: TargetRuntime; jobs: CollectorJob[] };
 
 /**
  * Wires configuration, clients, collectors, scheduler and snapshot store:
@@ -111,11 +106,7 @@ export class ExporterRuntime implements Collection {
     const logger = this.deps.logger.child({ target: target.name });
     const runtime: TargetRuntime = {
       config: target,
-      client: createClient(target, {
-        logger,
-        responseBudget: this.responseBudget,
-        ...(this.deps.observer ? { observer: this.deps.observer } : {}),
-      }),
+      client: createClient(target, { logger, responseBudget: this.responseBudget, observer: this.deps.observer }),
       shared: new Map(),
     };
     const active = { runtime, jobs: this.jobsFor(runtime, []) };
@@ -151,15 +142,15 @@ export class ExporterRuntime implements Collection {
     // A checkpoint is taken once: a job the runtime makes later (a target restarted by a reload) starts afresh.
     const resumeFrom = this.deps.resumeFrom?.get(target)?.get(definition.name);
     this.deps.resumeFrom?.get(target)?.delete(definition.name);
-    const onCheckpoint = this.deps.onCheckpoint;
+    const { onCheckpoint, now, logger } = this.deps;
     return new CollectorJob(runtime, definition, settings, {
-      ...(resumeFrom ? { resumeFrom } : {}),
-      ...(onCheckpoint ? { onCheckpoint: (checkpoint: JobCheckpoint) => onCheckpoint(target, definition.name, checkpoint) } : {}),
+      resumeFrom,
+      onCheckpoint: onCheckpoint && ((checkpoint: JobCheckpoint) => onCheckpoint(target, definition.name, checkpoint)),
       store: this.store,
-      logger: this.deps.logger,
+      logger,
       settings: () => this.config.collection,
-      ...(this.deps.now ? { now: this.deps.now } : {}),
-      ...(this.events ? { onEvents: this.events.accept.bind(this.events) } : {}),
+      now,
+      onEvents: this.events?.accept.bind(this.events),
     });
   }
 
@@ -170,14 +161,9 @@ export class ExporterRuntime implements Collection {
   }
 
   /**
-   * Every collector of the target once, each as soon as the collectors it
-   * reads from (its `after`) have finished, all others at once. They share
-   * the target's connections (maxConcurrency), so the service sees no more
-   * requests at a time than in any other run; but a serially paged listing
-   * (one request at a time) does not leave the other connections idle, and
-   * a first round on a large estate takes about its longest chain (assets,
-   * copy-metrics, copies) instead of the sum of all collectors.
-   * Results are in the target's collector order.
+   * Every collector of the target once (src/scheduler/first-round.ts). They share the target's connections, so
+   * the service sees no more requests at a time than in any other run, and a first round on a large estate
+   * takes about its longest chain (assets, copy-metrics, copies) instead of the sum of all collectors.
    */
   private runFirstRound(target: ActiveTarget): Promise<RunResult[]> {
     return runInFirstRoundOrder(target.jobs, (job) => job.definition, (job) => job.run());

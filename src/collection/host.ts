@@ -168,8 +168,8 @@ export class CollectionHost implements Collection {
     const start: WorkerStart = {
       config: toWire(this.config),
       logLevel: this.deps.logger.level,
-      ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}),
-      ...(this.deps.preload ? { preload: this.deps.preload } : {}),
+      tracing: this.deps.tracing,
+      preload: this.deps.preload,
       checkpoints: [...this.checkpoints.values()].flatMap((byCollector) => [...byCollector.values()]),
       clockOffsetMs: this.clockOffsetMs,
     };

@@ -2,19 +2,11 @@ import { Worker } from 'node:worker_threads';
 
 /** Compares a password with a bcrypt hash. */
 export interface BcryptVerifier {
-  /** no further comparison would be taken now (compare would reject with VerifierBusyError) */
+  /** enough comparisons wait already: a request is shed instead of queued for seconds */
   readonly full: boolean;
   /** comparisons waiting or running */
   readonly pending: number;
   compare(password: string, hash: string): Promise<boolean>;
-}
-
-/** Thrown when too many comparisons wait already: the request is shed instead of queued for seconds. */
-export class VerifierBusyError extends Error {
-  constructor(readonly pending: number) {
-    super(`${pending} password verifications pending`);
-    this.name = 'VerifierBusyError';
-  }
 }
 
 /**
@@ -69,7 +61,6 @@ export class BcryptWorker implements BcryptVerifier {
   }
 
   compare(password: string, hash: string): Promise<boolean> {
-    if (this.full) return Promise.reject(new VerifierBusyError(this.waiting.size));
     const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

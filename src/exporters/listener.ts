@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer as createHttpsServer } from 'node:https';
 import type { ExporterConfig } from '../config/load';
 import { readTlsPair } from '../config/tls-pair';
 
@@ -29,16 +29,6 @@ export async function listen(app: RequestListener, web: WebSettings): Promise<Se
   server.listen(web.port, web.listenAddress);
   await once(server, 'listening'); // rejects on an 'error' first (e.g. EADDRINUSE)
   return server;
-}
-
-/**
- * Loads the certificate and key again (a renewed certificate on reload); new
- * connections use them, open ones keep theirs. Throws, changing nothing, when
- * the files cannot be read or do not form a valid pair.
- */
-export function reloadTls(server: Server, tls: NonNullable<WebSettings['tls']>): void {
-  if (!('setSecureContext' in server)) throw new Error('web.tls: the server was started without TLS; restart to serve HTTPS');
-  (server as HttpsServer).setSecureContext(readTlsPair(tls));
 }
 
 /** How long responses already being written (a scrape) may take to finish at a stop. */
