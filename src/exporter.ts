@@ -117,12 +117,7 @@ export class Exporter {
     return `${this.startedConfig.web.tls ? 'https' : 'http'}://${host}:${info.port}`;
   }
 
-  /**
-   * Applies a new, validated configuration: targets added, removed or changed
-   * are started, stopped or restarted (the others keep their state), basic-auth
-   * users apply at the next request, and the TLS certificate and key are read
-   * again. Throws, before anything changes, when the new TLS files cannot be read.
-   */
+  /** Collection's (see ExporterRuntime.applyConfig); basic-auth users apply at the next request, the TLS pair is read again. */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     // Read before changing anything; new connections use it, open ones keep theirs.
     const tls = this.server && this.startedConfig.web.tls && next.web.tls ? readTlsPair(next.web.tls) : undefined;
@@ -136,11 +131,7 @@ export class Exporter {
     return change;
   }
 
-  /**
-   * Stops serving and collecting (the runs going on are aborted; collection
-   * sends the estate events it still queues), then sends the last spans, within
-   * the deadline; what it cut short is in `deadline.cutShort`.
-   */
+  /** Stops serving and collecting, then sends the last spans, within the deadline; what it cut short is in `deadline.cutShort`. */
   async stop(deadline = new StopDeadline()): Promise<void> {
     let collectionCutShort: string[] = [];
     const collection = this.runtime.stop(deadline.budgetMs()).then((steps) => (collectionCutShort = steps));

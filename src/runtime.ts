@@ -37,10 +37,7 @@ export interface CollectionObserver {
   recordFirstRound(complete: boolean): void;
 }
 
-/**
- * Collection as the serving side (src/exporter.ts) drives it: in a thread of
- * its own (src/collection/host.ts) or in this one (ExporterRuntime).
- */
+/** Collection as src/exporter.ts drives it: in a thread of its own (src/collection/host.ts) or in this one. */
 export interface Collection {
   readonly store: SnapshotStore;
   firstRoundComplete(): boolean;
@@ -55,14 +52,9 @@ export interface Collection {
 
 type ActiveTarget = { runtime: TargetRuntime; jobs: CollectorJob[] };
 
-/**
- * Wires configuration, clients, collectors, scheduler and snapshot store:
- * one TargetRuntime per target this replica owns, one CollectorJob per enabled
- * collector. The exporters only read `store`.
- */
+/** One TargetRuntime per target this replica owns, one CollectorJob per enabled collector. */
 export class ExporterRuntime implements Collection {
   readonly store: SnapshotStore;
-  /** bytes of response bodies buffered at once, across every target */
   readonly responseBudget: ResponseBudget;
   /** the estate's events over OTLP; undefined when otlp.activities and otlp.auditLogs are off */
   readonly events: EstateEventForwarder | undefined;
@@ -76,17 +68,16 @@ export class ExporterRuntime implements Collection {
       logger: Logger;
       observer?: CollectionObserver;
       now?: () => Date;
-      /** the collectors of a kind (tests substitute their own) */
+      /** tests substitute their own */
       collectorsFor?: typeof collectorsFor;
-      /** the response budget (tests observe it); by default one of collection.maxBufferedResponseBytes */
+      /** tests observe it */
       responseBudget?: ResponseBudget;
       /** told of every change of the store (the collection thread sends them to the serving thread) */
       storeListener?: StoreListener;
       /** the collection thread's own traces, sent at stop */
       tracing?: Tracing;
-      /** by target and collector: where the first jobs of this runtime resume counting */
+      /** where the first jobs of this runtime resume counting */
       resumeFrom?: Checkpoints;
-      /** told of each checkpoint of a job (see JobCheckpoint) */
       onCheckpoint?: (target: string, collector: string, checkpoint: JobCheckpoint) => void;
     },
   ) {
@@ -196,12 +187,9 @@ export class ExporterRuntime implements Collection {
   }
 
   /**
-   * Applies a new, already validated configuration: targets added are
-   * started, removed ones stopped, changed ones restarted; the others keep
-   * running with their state. A target whose only change is in its
-   * collectors' settings (schedule, timeout, enabled) keeps its client, its
-   * collectors' state (counters, watermarks) and its series: it is
-   * rescheduled, not restarted.
+   * Targets added are started, removed ones stopped, changed ones restarted. A target whose only change is in
+   * its collectors' settings (schedule, timeout, enabled) keeps its client, its collectors' state (counters,
+   * watermarks) and its series: it is rescheduled, not restarted.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const change = configChange(this.config, next);
@@ -261,11 +249,7 @@ export class ExporterRuntime implements Collection {
     return active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target, err: error }, 'closing client failed'));
   }
 
-  /**
-   * Shutdown: no new runs, the running ones aborted (their results discarded),
-   * a logout from every source; then the estate events and the spans still
-   * queued get half of `budgetMs` (at most FLUSH_MS) to leave.
-   */
+  /** Aborts the runs (their results discarded) and logs out; queued events and spans get half of `budgetMs`, at most FLUSH_MS. */
   async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.scheduling = false;
     // Jobs of a first round still going on are not in the scheduler yet: both are stopped at once.

@@ -59,7 +59,6 @@ function checkpointsOf(saved: readonly CheckpointBytes[]): Checkpoints {
   return checkpoints;
 }
 
-/** Tells the serving thread of every change of this thread's store. */
 function storeMirror(send: Send): StoreListener {
   return {
     // A new result's bytes move to the serving thread: this side never reads them again.

@@ -35,11 +35,11 @@ export async function listen(app: RequestListener, web: WebSettings): Promise<Se
 const RESPONSE_GRACE_MS = 1_000;
 
 /**
- * Stops accepting, closes idle connections at once and, after `graceMs`,
+ * Stops accepting, closes idle connections at once and, after RESPONSE_GRACE_MS,
  * every other one: a request still being sent (slowly or never), a response
  * still being written, a TLS handshake never finished.
  */
-export function closeServer(server: Server, graceMs = RESPONSE_GRACE_MS): Promise<void> {
+export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
@@ -47,6 +47,6 @@ export function closeServer(server: Server, graceMs = RESPONSE_GRACE_MS): Promis
     if (sockets.size === 0) return;
     setTimeout(() => {
       for (const socket of sockets) socket.destroy();
-    }, graceMs).unref();
+    }, RESPONSE_GRACE_MS).unref();
   });
 }
