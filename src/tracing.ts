@@ -78,10 +78,6 @@ export class ReportingSpanExporter implements SpanExporter {
     return this.inner.shutdown();
   }
 
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
-
   private failed(spans: number, error: Error | undefined): void {
     this.failedBatches += 1;
     this.failedSpans += spans;

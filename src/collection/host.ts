@@ -55,10 +55,8 @@ for (const module of workerData.preload ?? []) require(module);
 require(workerData.entry);
 `;
 
-function workerEntry(): { entry: string; loader?: string } {
-  const extension = extname(__filename);
-  return { entry: join(__dirname, `worker${extension}`), ...(extension === '.ts' ? { loader: require.resolve('tsx/cjs') } : {}) };
-}
+const extension = extname(__filename);
+const WORKER_ENTRY = { entry: join(__dirname, `worker${extension}`), loader: extension === '.ts' ? require.resolve('tsx/cjs') : undefined };
 
 export class CollectionHost implements Collection {
   readonly store = new SnapshotStore();
@@ -163,7 +161,7 @@ export class CollectionHost implements Collection {
     };
     const worker = new Worker(BOOTSTRAP, {
       eval: true,
-      workerData: { ...start, ...workerEntry() },
+      workerData: { ...start, ...WORKER_ENTRY },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(16, Math.floor(this.config.collection.heapLimit / 1024 ** 2)) },
     });
     this.worker = worker;
