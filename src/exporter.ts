@@ -117,7 +117,10 @@ export class Exporter {
     return `${this.startedConfig.web.tls ? 'https' : 'http'}://${host}:${info.port}`;
   }
 
-  /** Collection's (see ExporterRuntime.applyConfig); basic-auth users apply at the next request, the TLS pair is read again. */
+  /**
+   * Collection applies its part (ExporterRuntime.applyConfig); basic-auth users apply at the next request, and the
+   * TLS pair is read again: throws, before anything changes, when it cannot be.
+   */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     // Read before changing anything; new connections use it, open ones keep theirs.
     const tls = this.server && this.startedConfig.web.tls && next.web.tls ? readTlsPair(next.web.tls) : undefined;
