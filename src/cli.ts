@@ -53,7 +53,6 @@ const OPTIONS = {
 
 type CliOptions = ReturnType<typeof parseArgs<{ options: typeof OPTIONS }>>['values'];
 
-/** A wrong command line: what is wrong, then the usage. */
 function usageError(message: string): number {
   process.stderr.write(`${message}\n\n${HELP}`);
   return EXIT.nothingWritten;

@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Server as HttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type { ExporterConfig } from './config/load';
@@ -6,23 +7,13 @@ import type { Collection, ConfigChange, ExporterRuntime } from './runtime';
 import { SelfMetrics } from './exporters/self-metrics';
 import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/app';
-import { closeServer, listen, reloadTls } from './exporters/listener';
+import { closeServer, listen } from './exporters/listener';
 import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard, sharedBcryptWorker } from './exporters/auth';
 import { CollectionHost } from './collection/host';
 import { ownedTargets, shardAssignment } from './scheduler/sharding';
 import type { Tracing } from './tracing';
 import { FLUSH_MS, SPANS_STEP, StopDeadline } from './stop-deadline';
-
-/**
- * The collection runtime, loaded only to collect in this thread: the serving
- * thread otherwise never holds the clients, collectors and OTLP modules (a
- * heap of 20 MB instead of 7, and a GC pause for every megabyte of it).
- */
-function inThreadRuntime(): typeof ExporterRuntime {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (require('./runtime') as typeof import('./runtime')).ExporterRuntime;
-}
 
 /**
  * The settings read only at start that differ between the running and the
@@ -41,21 +32,14 @@ function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): 
   return changed;
 }
 
-/**
- * The running daemon: the HTTP endpoints that publish the results of
- * collection, which runs in a thread of its own (src/collection) so that a
- * scrape never waits for it. Used by the CLI, the demo and the end-to-end
- * tests.
- */
+/** The running daemon: the HTTP endpoints, and collection in a thread of its own (src/collection) so that a scrape never waits for it. */
 export class Exporter {
-  /** collection: in its own thread, or in this one (see the constructor's inThread) */
   readonly runtime: Collection;
   readonly selfMetrics: SelfMetrics;
   readonly renderer: MetricsRenderer;
   private server: Server | undefined;
-  /** the running configuration */
   private config: ExporterConfig;
-  /** the configuration the process started with: the settings read only at start (web.port, web.tls on or off...) come from it */
+  /** the settings read only at start (web.port, web.tls on or off...) come from it */
   private readonly startedConfig: ExporterConfig;
   private readonly tracing: Tracing | undefined;
 
@@ -67,11 +51,7 @@ export class Exporter {
       collectorsFor?: ConstructorParameters<typeof ExporterRuntime>[1]['collectorsFor'];
       /** the collection clock (tests run on the simulator's) */
       now?: () => Date;
-      /**
-       * Collect in this thread: --once (nothing is served meanwhile), and
-       * tests that give their own collectors or clock (functions do not
-       * cross to another thread).
-       */
+      /** --once (nothing is served meanwhile); implied by collectorsFor and now, as functions do not cross threads */
       inThread?: boolean;
       /** the traces src/main.ts started: the collection thread sends the same, and the stop sends the last ones */
       tracing?: Tracing;
@@ -84,15 +64,17 @@ export class Exporter {
     this.selfMetrics.recordConfigLoad(true, options.now?.() ?? new Date());
     const { collectorsFor, now, tracing } = options;
     const observer = this.selfMetrics;
-    this.runtime =
-      options.inThread || collectorsFor || now
-        ? new (inThreadRuntime())(config, { logger, observer, collectorsFor, now })
-        : new CollectionHost(config, { logger, observer, tracing: tracing?.plan });
+    if (options.inThread || collectorsFor || now) {
+      // Loaded only to collect in this thread: the serving thread otherwise never holds the clients, collectors
+      // and OTLP modules (a heap of 20 MB instead of 7, and a GC pause for every megabyte of it).
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { ExporterRuntime: InThread } = require('./runtime') as typeof import('./runtime');
+      this.runtime = new InThread(config, { logger, observer, collectorsFor, now });
+    } else this.runtime = new CollectionHost(config, { logger, observer, tracing: tracing?.plan });
     this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     this.renderer = new MetricsRenderer(() => this.runtime.store, this.selfMetrics, () => this.config.collection.staleAfter);
   }
 
-  /** Starts the HTTP endpoints and the collection schedule. */
   async start(): Promise<void> {
     const app = createHttpApp({
       renderer: this.renderer,
@@ -116,7 +98,7 @@ export class Exporter {
     if (web.basicAuthUsers && !web.tls) this.logger.warn('web.basicAuthUsers without web.tls: scrapers send their passwords in clear text');
     // The verifying thread starts with the exporter, not with the first login: the first logins
     // (a flood, as likely as a scraper) then find it ready and do not wait for its start.
-    if (web.basicAuthUsers) sharedBcryptWorker().start();
+    if (web.basicAuthUsers) sharedBcryptWorker.start();
     this.server = await listen(app, web);
     this.logger.info({ address: this.address() }, 'listening');
     const { shard, shards } = shardAssignment(this.config);
@@ -128,7 +110,6 @@ export class Exporter {
     return ownedTargets(this.config).map((target) => target.name);
   }
 
-  /** http(s)://host:port of the listening server */
   address(): string {
     const info = this.server?.address() as AddressInfo | null | undefined;
     if (!info) return '';
@@ -137,29 +118,23 @@ export class Exporter {
   }
 
   /**
-   * Applies a new, validated configuration: targets added, removed or changed
-   * are started, stopped or restarted (the others keep their state), basic-auth
-   * users apply at the next request, and the TLS certificate and key are read
-   * again. Throws, before anything changes, when the new TLS files cannot be read.
+   * Collection applies its part (ExporterRuntime.applyConfig); basic-auth users apply at the next request, and the
+   * TLS pair is read again: throws, before anything changes, when it cannot be.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
-    const tls = this.server && this.startedConfig.web.tls && next.web.tls;
-    if (tls) readTlsPair(tls); // fail before changing anything
+    // Read before changing anything; new connections use it, open ones keep theirs.
+    const tls = this.server && this.startedConfig.web.tls && next.web.tls ? readTlsPair(next.web.tls) : undefined;
     this.config = next;
     const change = await this.runtime.applyConfig(next);
     // The request counters of a removed target would otherwise be served forever.
     await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
-    if (this.server && tls) reloadTls(this.server, tls);
+    if (tls) (this.server as HttpsServer).setSecureContext(tls);
     const needRestart = settingsNeedingRestart(this.startedConfig, next);
     if (needRestart.length > 0) this.logger.warn({ settings: needRestart }, 'changed settings take effect at the next restart');
     return change;
   }
 
-  /**
-   * Stops serving and collecting (the runs going on are aborted; collection
-   * sends the estate events it still queues), then sends the last spans, within
-   * the deadline; what it cut short is in `deadline.cutShort`.
-   */
+  /** Stops serving and collecting, then sends the last spans, within the deadline; what it cut short is in `deadline.cutShort`. */
   async stop(deadline = new StopDeadline()): Promise<void> {
     let collectionCutShort: string[] = [];
     const collection = this.runtime.stop(deadline.budgetMs()).then((steps) => (collectionCutShort = steps));

@@ -10,7 +10,7 @@ import {
   planTracing,
   readTracingSettings,
   stderrWarn,
-  tryStartTracing,
+  startTracing,
 } from './tracing';
 
 const argv = process.argv.slice(2);
@@ -18,8 +18,7 @@ const argv = process.argv.slice(2);
 const collects = !argv.some((arg) => ['--help', '-h', '--version', '--check-config'].includes(arg));
 const plan = collects ? planTracing(readTracingSettings(configFileFromArgs(argv) ?? DEFAULT_CONFIG_PATH)) : undefined;
 const tracing =
-  plan &&
-  tryStartTracing(plan, (error) => process.stderr.write(`tracing disabled: the OpenTelemetry SDK did not start: ${error.message}\n`));
+  plan && startTracing(plan, (error) => process.stderr.write(`tracing disabled: the OpenTelemetry SDK did not start: ${error.message}\n`));
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { main } = require('./cli') as typeof import('./cli');

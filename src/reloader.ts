@@ -47,7 +47,6 @@ export class ConfigReloader {
     return this.serial(() => this.reloadNow(trigger, false));
   }
 
-  /** Starts watching the file's directory. */
   watch(): void {
     const file = resolve(this.deps.file);
     try {

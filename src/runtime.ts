@@ -17,10 +17,8 @@ import { FLUSH_MS, SPANS_STEP, STOP_DEADLINE_MS } from './stop-deadline';
 
 const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
-/** Job checkpoints by target, then collector. */
 export type Checkpoints = Map<string, Map<string, JobCheckpoint>>;
 
-/** What a reload changed (see applyConfig). */
 export interface ConfigChange {
   added: string[];
   removed: string[];
@@ -39,10 +37,7 @@ export interface CollectionObserver {
   recordFirstRound(complete: boolean): void;
 }
 
-/**
- * Collection as the serving side (src/exporter.ts) drives it: in a thread of
- * its own (src/collection/host.ts) or in this one (ExporterRuntime).
- */
+/** Collection as src/exporter.ts drives it: in a thread of its own (src/collection/host.ts) or in this one. */
 export interface Collection {
   readonly store: SnapshotStore;
   firstRoundComplete(): boolean;
@@ -55,19 +50,11 @@ export interface Collection {
   stop(budgetMs?: number): Promise<string[]>;
 }
 
-interface ActiveTarget {
-  runtime: TargetRuntime;
-  jobs: CollectorJob[];
-}
+type ActiveTarget = { runtime: TargetRuntime; jobs: CollectorJob[] };
 
-/**
- * Wires configuration, clients, collectors, scheduler and snapshot store:
- * one TargetRuntime per target this replica owns, one CollectorJob per enabled
- * collector. The exporters only read `store`.
- */
+/** One TargetRuntime per target this replica owns, one CollectorJob per enabled collector. */
 export class ExporterRuntime implements Collection {
   readonly store: SnapshotStore;
-  /** bytes of response bodies buffered at once, across every target */
   readonly responseBudget: ResponseBudget;
   /** the estate's events over OTLP; undefined when otlp.activities and otlp.auditLogs are off */
   readonly events: EstateEventForwarder | undefined;
@@ -81,17 +68,16 @@ export class ExporterRuntime implements Collection {
       logger: Logger;
       observer?: CollectionObserver;
       now?: () => Date;
-      /** the collectors of a kind (tests substitute their own) */
+      /** tests substitute their own */
       collectorsFor?: typeof collectorsFor;
-      /** the response budget (tests observe it); by default one of collection.maxBufferedResponseBytes */
+      /** tests observe it */
       responseBudget?: ResponseBudget;
       /** told of every change of the store (the collection thread sends them to the serving thread) */
       storeListener?: StoreListener;
       /** the collection thread's own traces, sent at stop */
       tracing?: Tracing;
-      /** by target and collector: where the first jobs of this runtime resume counting */
+      /** where the first jobs of this runtime resume counting */
       resumeFrom?: Checkpoints;
-      /** told of each checkpoint of a job (see JobCheckpoint) */
       onCheckpoint?: (target: string, collector: string, checkpoint: JobCheckpoint) => void;
     },
   ) {
@@ -111,11 +97,7 @@ export class ExporterRuntime implements Collection {
     const logger = this.deps.logger.child({ target: target.name });
     const runtime: TargetRuntime = {
       config: target,
-      client: createClient(target, {
-        logger,
-        responseBudget: this.responseBudget,
-        ...(this.deps.observer ? { observer: this.deps.observer } : {}),
-      }),
+      client: createClient(target, { logger, responseBudget: this.responseBudget, observer: this.deps.observer }),
       shared: new Map(),
     };
     const active = { runtime, jobs: this.jobsFor(runtime, []) };
@@ -151,15 +133,15 @@ export class ExporterRuntime implements Collection {
     // A checkpoint is taken once: a job the runtime makes later (a target restarted by a reload) starts afresh.
     const resumeFrom = this.deps.resumeFrom?.get(target)?.get(definition.name);
     this.deps.resumeFrom?.get(target)?.delete(definition.name);
-    const onCheckpoint = this.deps.onCheckpoint;
+    const { onCheckpoint, now, logger } = this.deps;
     return new CollectorJob(runtime, definition, settings, {
-      ...(resumeFrom ? { resumeFrom } : {}),
-      ...(onCheckpoint ? { onCheckpoint: (checkpoint: JobCheckpoint) => onCheckpoint(target, definition.name, checkpoint) } : {}),
+      resumeFrom,
+      onCheckpoint: onCheckpoint && ((checkpoint: JobCheckpoint) => onCheckpoint(target, definition.name, checkpoint)),
       store: this.store,
-      logger: this.deps.logger,
+      logger,
       settings: () => this.config.collection,
-      ...(this.deps.now ? { now: this.deps.now } : {}),
-      ...(this.events ? { onEvents: this.events.accept.bind(this.events) } : {}),
+      now,
+      onEvents: this.events?.accept.bind(this.events),
     });
   }
 
@@ -170,14 +152,9 @@ export class ExporterRuntime implements Collection {
   }
 
   /**
-   * Every collector of the target once, each as soon as the collectors it
-   * reads from (its `after`) have finished, all others at once. They share
-   * the target's connections (maxConcurrency), so the service sees no more
-   * requests at a time than in any other run; but a serially paged listing
-   * (one request at a time) does not leave the other connections idle, and
-   * a first round on a large estate takes about its longest chain (assets,
-   * copy-metrics, copies) instead of the sum of all collectors.
-   * Results are in the target's collector order.
+   * Every collector of the target once (src/scheduler/first-round.ts). They share the target's connections, so
+   * the service sees no more requests at a time than in any other run, and a first round on a large estate
+   * takes about its longest chain (assets, copy-metrics, copies) instead of the sum of all collectors.
    */
   private runFirstRound(target: ActiveTarget): Promise<RunResult[]> {
     return runInFirstRoundOrder(target.jobs, (job) => job.definition, (job) => job.run());
@@ -210,12 +187,9 @@ export class ExporterRuntime implements Collection {
   }
 
   /**
-   * Applies a new, already validated configuration: targets added are
-   * started, removed ones stopped, changed ones restarted; the others keep
-   * running with their state. A target whose only change is in its
-   * collectors' settings (schedule, timeout, enabled) keeps its client, its
-   * collectors' state (counters, watermarks) and its series: it is
-   * rescheduled, not restarted.
+   * Targets added are started, removed ones stopped, changed ones restarted. A target whose only change is in
+   * its collectors' settings (schedule, timeout, enabled) keeps its client, its collectors' state (counters,
+   * watermarks) and its series: it is rescheduled, not restarted.
    */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const change = configChange(this.config, next);
@@ -275,11 +249,7 @@ export class ExporterRuntime implements Collection {
     return active.runtime.client.close().catch((error: Error) => this.deps.logger.warn({ target, err: error }, 'closing client failed'));
   }
 
-  /**
-   * Shutdown: no new runs, the running ones aborted (their results discarded),
-   * a logout from every source; then the estate events and the spans still
-   * queued get half of `budgetMs` (at most FLUSH_MS) to leave.
-   */
+  /** Aborts the runs (their results discarded) and logs out; queued events and spans get half of `budgetMs`, at most FLUSH_MS. */
   async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.scheduling = false;
     // Jobs of a first round still going on are not in the scheduler yet: both are stopped at once.

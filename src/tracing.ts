@@ -18,9 +18,6 @@ import type { ParsedConfig } from './config/schema';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 
-/** The `tracing:` section as written in the file (read leniently here: the CLI reports a bad file). */
-export type TracingFileSettings = ParsedConfig['tracing'];
-
 /** What the SDK is started with. */
 export interface TracingPlan {
   /** traces URL given by the config file; undefined: the exporter reads OTEL_EXPORTER_OTLP_* */
@@ -81,10 +78,6 @@ export class ReportingSpanExporter implements SpanExporter {
     return this.inner.shutdown();
   }
 
-  forceFlush(): Promise<void> {
-    return this.inner.forceFlush?.() ?? Promise.resolve();
-  }
-
   private failed(spans: number, error: Error | undefined): void {
     this.failedBatches += 1;
     this.failedSpans += spans;
@@ -117,7 +110,7 @@ const SHUTDOWN_TIMEOUT_MS = 5_000;
  * problem (missing file, bad YAML, wrong types) gives {}: tracing then follows
  * the environment only, and the CLI's full validation reports the problem.
  */
-export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): TracingFileSettings {
+export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): ParsedConfig['tracing'] {
   const read = readYamlFile(file);
   const section = 'value' in read ? (read.value as { tracing?: unknown } | null)?.tracing : undefined;
   if (!section || typeof section !== 'object') return {};
@@ -128,13 +121,8 @@ export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = proce
     const substituted = substituteEnv(value, env, unset);
     return unset.length > 0 || substituted === '' ? undefined : substituted; // the CLI reports the unset variable
   };
-  const endpoint = text(raw.endpoint);
-  const serviceName = text(raw.serviceName);
-  return {
-    ...(typeof raw.enabled === 'boolean' ? { enabled: raw.enabled } : {}),
-    ...(endpoint ? { endpoint } : {}),
-    ...(serviceName ? { serviceName } : {}),
-  };
+  const enabled = typeof raw.enabled === 'boolean' ? raw.enabled : undefined;
+  return { enabled, endpoint: text(raw.endpoint), serviceName: text(raw.serviceName) };
 }
 
 const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';
@@ -149,7 +137,7 @@ const listOf = (value: string | undefined): string[] =>
  * `warn` says so, as the operator who set them expects traces.
  */
 export function planTracing(
-  file: TracingFileSettings,
+  file: ParsedConfig['tracing'],
   env: NodeJS.ProcessEnv = process.env,
   warn: ExportFailureLog = stderrWarn,
 ): TracingPlan | undefined {
@@ -167,35 +155,34 @@ export function planTracing(
   if (!reason) return undefined;
   const serviceNameFromEnv = Boolean(env.OTEL_SERVICE_NAME) || /(^|,)\s*service\.name\s*=/.test(env.OTEL_RESOURCE_ATTRIBUTES ?? '');
   const serviceName = file.serviceName ?? (serviceNameFromEnv ? undefined : DEFAULT_SERVICE_NAME);
-  return {
-    ...(file.endpoint ? { endpoint: file.endpoint } : {}),
-    ...(serviceName ? { serviceName } : {}),
-    reason,
-  };
+  return { endpoint: file.endpoint, serviceName, reason };
 }
 
 /**
  * Starts the NodeSDK with an OTLP/HTTP trace exporter (batching, sampler and
  * headers from the OTEL_* variables) and an AsyncLocalStorage context manager.
  * Traces only: the SDK's default metric and log exporters are switched off
- * (the metrics are Prometheus's business).
+ * (the metrics are Prometheus's business). Undefined when the SDK does not
+ * start: traces are a diagnostic and must not keep the exporter from running.
  */
-export function startTracing(plan: TracingPlan): Tracing {
-  // Loaded here, not at the top: when tracing is off the SDK costs nothing.
-  /* eslint-disable @typescript-eslint/no-require-imports */
-  const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
-  const { OTLPTraceExporter } =
-    require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-  /* eslint-enable @typescript-eslint/no-require-imports */
-  const exporter = new ReportingSpanExporter(new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}));
-  const sdk: NodeSDK = new Sdk({
-    traceExporter: exporter,
-    ...(plan.serviceName ? { serviceName: plan.serviceName } : {}),
-    instrumentations: [],
-    metricReaders: [],
-    logRecordProcessors: [],
-  });
-  sdk.start();
+export function startTracing(plan: TracingPlan, onFailure: (error: Error) => void = () => undefined): Tracing | undefined {
+  let sdk: NodeSDK;
+  let exporter: ReportingSpanExporter;
+  try {
+    // Loaded here, not at the top: when tracing is off the SDK costs nothing.
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
+    const { OTLPTraceExporter } =
+      require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    exporter = new ReportingSpanExporter(new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}));
+    const options = { traceExporter: exporter, instrumentations: [], metricReaders: [], logRecordProcessors: [] };
+    sdk = new Sdk({ ...options, ...(plan.serviceName ? { serviceName: plan.serviceName } : {}) });
+    sdk.start();
+  } catch (error) {
+    onFailure(error as Error);
+    return undefined;
+  }
   let stopping: Promise<boolean> | undefined;
   return {
     plan,
@@ -204,16 +191,6 @@ export function startTracing(plan: TracingPlan): Tracing {
       (stopping ??= settlesWithin(sdk.shutdown(), timeoutMs)),
     reportTo: (log) => exporter.reportTo(log),
   };
-}
-
-/** startTracing, or none when the SDK does not start: traces are a diagnostic and must not keep the exporter from running. */
-export function tryStartTracing(plan: TracingPlan, onFailure: (error: Error) => void): Tracing | undefined {
-  try {
-    return startTracing(plan);
-  } catch (error) {
-    onFailure(error as Error);
-    return undefined;
-  }
 }
 
 /** The config file named on a command line (`--config FILE` or `--config=FILE`), if any; the CLI judges the rest. */

@@ -32,9 +32,7 @@ type CallOf<T> = T extends { id: number } ? Omit<T, 'id'> : never;
 
 /** What a call gets when the collection thread ends before it answers. */
 class CollectionStopped extends Error {
-  constructor() {
-    super('the collection thread stopped');
-  }
+  override message = 'the collection thread stopped';
 }
 
 export interface CollectionHostDeps {
@@ -57,10 +55,8 @@ for (const module of workerData.preload ?? []) require(module);
 require(workerData.entry);
 `;
 
-function workerEntry(): { entry: string; loader?: string } {
-  const extension = extname(__filename);
-  return { entry: join(__dirname, `worker${extension}`), ...(extension === '.ts' ? { loader: require.resolve('tsx/cjs') } : {}) };
-}
+const extension = extname(__filename);
+const WORKER_ENTRY = { entry: join(__dirname, `worker${extension}`), loader: extension === '.ts' ? require.resolve('tsx/cjs') : undefined };
 
 export class CollectionHost implements Collection {
   readonly store = new SnapshotStore();
@@ -91,18 +87,17 @@ export class CollectionHost implements Collection {
     this.spawn();
   }
 
-  /** Whether every collector of the running collection thread has finished a first run (see ExporterRuntime). */
   firstRoundComplete(): boolean {
     return this.firstRoundDone;
   }
 
-  /** A first round right away, then every collector on its schedule (again after every restart). */
+  /** again after every restart */
   start(): void {
     this.scheduling = true;
     this.worker?.postMessage({ type: 'schedule' } satisfies ToWorker);
   }
 
-  /** Moves the collection clock ahead of real time (the bench keeps it on its simulator's). */
+  /** the bench keeps the collection clock on its simulator's */
   advanceClock(ms: number): void {
     this.clockOffsetMs += ms;
     this.worker?.postMessage({ type: 'advanceClock', ms } satisfies ToWorker);
@@ -112,11 +107,7 @@ export class CollectionHost implements Collection {
     return this.call<RunResult[]>({ type: 'runOnce' });
   }
 
-  /**
-   * Applies a validated configuration in the collection thread. While that
-   * thread is down (or dies meanwhile), the next one starts with it, its
-   * heap ceiling included.
-   */
+  /** While the collection thread is down (or dies meanwhile), the next one starts with it, its heap ceiling included. */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const change = configChange(this.config, next);
     this.config = next;
@@ -128,17 +119,12 @@ export class CollectionHost implements Collection {
     return change;
   }
 
-  /** Ends the collection thread at once, as a crash would (it is restarted): for tests of the restart. */
+  /** Ends the collection thread at once, as a crash would: for tests of the restart. */
   async interrupt(): Promise<void> {
     await this.worker?.terminate();
   }
 
-  /**
-   * Lets the collection thread abort its runs, log out and send what it
-   * still queues (events, spans) within `budgetMs` (src/stop-deadline.ts
-   * gives it); then the thread is ended, whatever it was doing. Resolves
-   * with the steps the thread cut short (its spans not all sent).
-   */
+  /** After `budgetMs` the thread is ended, whatever it was doing. */
   async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
@@ -168,14 +154,14 @@ export class CollectionHost implements Collection {
     const start: WorkerStart = {
       config: toWire(this.config),
       logLevel: this.deps.logger.level,
-      ...(this.deps.tracing ? { tracing: this.deps.tracing } : {}),
-      ...(this.deps.preload ? { preload: this.deps.preload } : {}),
+      tracing: this.deps.tracing,
+      preload: this.deps.preload,
       checkpoints: [...this.checkpoints.values()].flatMap((byCollector) => [...byCollector.values()]),
       clockOffsetMs: this.clockOffsetMs,
     };
     const worker = new Worker(BOOTSTRAP, {
       eval: true,
-      workerData: { ...start, ...workerEntry() },
+      workerData: { ...start, ...WORKER_ENTRY },
       resourceLimits: { maxOldGenerationSizeMb: Math.max(16, Math.floor(this.config.collection.heapLimit / 1024 ** 2)) },
     });
     this.worker = worker;
@@ -208,7 +194,6 @@ export class CollectionHost implements Collection {
     }
   }
 
-  /** Settles the call a reply answers. */
   private replied(reply: Extract<FromWorker, { type: 'reply' }>): void {
     const call = this.calls.get(reply.id);
     this.calls.delete(reply.id);

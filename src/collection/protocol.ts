@@ -1,8 +1,4 @@
-/**
- * The messages between the serving thread (host.ts) and the collection
- * thread (worker.ts). Everything crosses by structured clone; a new result's
- * bytes are transferred, not copied.
- */
+/** The messages between host.ts and worker.ts: structured clones; a new result's bytes are transferred, not copied. */
 import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { CollectorRecord } from '../snapshot/store';
 import type { TracingPlan } from '../tracing';
@@ -23,7 +19,6 @@ export function fromWire(config: WireConfig): ExporterConfig {
   return { ...config, targets: config.targets.map((target) => ({ ...target, password: new Secret(target.password) })) };
 }
 
-/** What the collection thread starts from. */
 export interface WorkerStart {
   config: WireConfig;
   /** the serving thread's log level (its logger's, which tests silence) */

@@ -12,7 +12,7 @@ import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
 import { ExporterRuntime, type Checkpoints, type CollectionObserver, type RequestEvent } from '../runtime';
 import type { StoreListener } from '../snapshot/store';
-import { tryStartTracing } from '../tracing';
+import { startTracing } from '../tracing';
 import { fromWire, type CheckpointBytes, type FromWorker, type ToWorker, type WorkerStart } from './protocol';
 
 /** Request events are sent in batches: a round sends thousands of requests, a message each would cost more than they say. */
@@ -59,7 +59,6 @@ function checkpointsOf(saved: readonly CheckpointBytes[]): Checkpoints {
   return checkpoints;
 }
 
-/** Tells the serving thread of every change of this thread's store. */
 function storeMirror(send: Send): StoreListener {
   return {
     // A new result's bytes move to the serving thread: this side never reads them again.
@@ -73,7 +72,7 @@ function storeMirror(send: Send): StoreListener {
 
 function run(port: MessagePort, start: WorkerStart): void {
   // The serving thread has told why an SDK did not start.
-  const tracing = start.tracing && tryStartTracing(start.tracing, () => undefined);
+  const tracing = start.tracing && startTracing(start.tracing);
   const send: Send = (message, transfer = []) => port.postMessage(message, transfer);
   const logger = createLogger(start.logLevel as LevelWithSilent, 1).child({ thread: 'collection' });
   // As on the serving thread (src/cli.ts): logged, not a crash of the thread.
@@ -86,7 +85,7 @@ function run(port: MessagePort, start: WorkerStart): void {
     now: () => new Date(Date.now() + clockOffsetMs),
     observer,
     storeListener: storeMirror(send),
-    ...(tracing ? { tracing } : {}),
+    tracing,
     // Counters go on where the thread before this one left them, their events each counted once.
     resumeFrom: checkpointsOf(start.checkpoints ?? []),
     onCheckpoint: (target, collector, checkpoint) => {

@@ -9,8 +9,6 @@ import { pathOf, writeText } from './plain-http';
 /** user name -> password, as web.basicAuthUsers gives them (undefined: no authentication) */
 export type BasicAuthUsers = Readonly<Record<string, Secret>> | undefined;
 
-const REALM = 'dataprotect-exporter';
-
 /** The user and password of an `Authorization: Basic ...` header, or undefined. */
 export function parseBasicAuth(header: string | undefined): { user: string; password: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
@@ -81,13 +79,8 @@ function plainPasswordMatches(users: NonNullable<BasicAuthUsers>, user: string, 
   return matched;
 }
 
-let sharedWorker: BcryptWorker | undefined;
-
-/** The process's bcrypt worker thread, shared by every guard. */
-export function sharedBcryptWorker(): BcryptWorker {
-  sharedWorker ??= new BcryptWorker();
-  return sharedWorker;
-}
+/** The process's bcrypt worker thread, shared by every guard (its thread starts at its first use). */
+export const sharedBcryptWorker = new BcryptWorker();
 
 /** What the guard does with a request: let it in, refuse it (401), or shed it (503, the verifier is full). */
 export type Verdict = 'accepted' | 'refused' | 'shed';
@@ -111,7 +104,7 @@ export function checkCredentials(
   users: NonNullable<BasicAuthUsers>,
   user: string,
   password: string,
-  verifier: BcryptVerifier = sharedBcryptWorker(),
+  verifier: BcryptVerifier = sharedBcryptWorker,
 ): Verdict | Promise<Verdict> {
   const stored = Object.hasOwn(users, user) ? users[user]?.reveal() : undefined;
   const key = keyedHash(user, password, stored ?? '').toString('hex');
@@ -133,7 +126,7 @@ export function checkCredentials(
  * auth (RFC 7617). `users` is read on every request, so a reloaded
  * configuration takes effect at once. No users configured: everything passes.
  */
-export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, verifier: BcryptVerifier = sharedBcryptWorker()) {
+export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, verifier: BcryptVerifier = sharedBcryptWorker) {
   let shed = 0;
   let lastShedLog = 0;
   const decide = (req: IncomingMessage, res: ServerResponse, next: () => void, user: string | undefined, verdict: Verdict): void => {
@@ -151,7 +144,7 @@ export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, veri
     }
     // The user name helps to find a misconfigured scraper; the password is never logged.
     logger.debug({ path: pathOf(req), user, remote: req.socket.remoteAddress }, 'unauthorized request');
-    writeText(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': `Basic realm="${REALM}", charset="UTF-8"` });
+    writeText(res, 401, 'Unauthorized\n', { 'WWW-Authenticate': 'Basic realm="dataprotect-exporter", charset="UTF-8"' });
   };
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const configured = users();

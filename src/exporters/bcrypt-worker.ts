@@ -1,21 +1,7 @@
 import { Worker } from 'node:worker_threads';
 
-/** Compares a password with a bcrypt hash. */
-export interface BcryptVerifier {
-  /** no further comparison would be taken now (compare would reject with VerifierBusyError) */
-  readonly full: boolean;
-  /** comparisons waiting or running */
-  readonly pending: number;
-  compare(password: string, hash: string): Promise<boolean>;
-}
-
-/** Thrown when too many comparisons wait already: the request is shed instead of queued for seconds. */
-export class VerifierBusyError extends Error {
-  constructor(readonly pending: number) {
-    super(`${pending} password verifications pending`);
-    this.name = 'VerifierBusyError';
-  }
-}
+/** Compares a password with a bcrypt hash (tests substitute their own). */
+export type BcryptVerifier = Pick<BcryptWorker, 'full' | 'pending' | 'compare'>;
 
 /**
  * bcryptjs is plain JavaScript, by design slow (about 80 ms a comparison at
@@ -53,23 +39,24 @@ const DEFAULT_MAX_PENDING = 32;
  * for it. Started at the first comparison, unreferenced so it never keeps
  * the process alive, and started again if it dies.
  */
-export class BcryptWorker implements BcryptVerifier {
+export class BcryptWorker {
   private worker: Worker | undefined;
   private nextId = 0;
   private readonly waiting = new Map<number, { resolve: (matched: boolean) => void; reject: (error: Error) => void }>();
 
   constructor(private readonly maxPending = DEFAULT_MAX_PENDING) {}
 
+  /** comparisons waiting or running */
   get pending(): number {
     return this.waiting.size;
   }
 
+  /** enough comparisons wait already: a request is shed instead of queued for seconds */
   get full(): boolean {
     return this.waiting.size >= this.maxPending;
   }
 
   compare(password: string, hash: string): Promise<boolean> {
-    if (this.full) return Promise.reject(new VerifierBusyError(this.waiting.size));
     const worker = this.start();
     const id = this.nextId++;
     return new Promise((resolve, reject) => {

@@ -13,7 +13,7 @@ function resultOf(record: CollectorRecord): string {
 }
 
 /** The landing page at /: every target with each collector's last result. */
-export function landingPage(records: readonly CollectorRecord[], basePath = ''): string {
+export function landingPage(records: readonly CollectorRecord[]): string {
   const byTarget = new Map<string, CollectorRecord[]>();
   for (const record of records) byTarget.set(record.target, [...(byTarget.get(record.target) ?? []), record]);
   const sections = [...byTarget].map(([target, list]) => {
@@ -23,7 +23,7 @@ export function landingPage(records: readonly CollectorRecord[], basePath = ''):
         return `<tr class="${r.lastRunSucceeded === false ? 'failed' : ''}">${cells}</tr>`;
       })
       .join('\n');
-    const probe = `<a href="${basePath}/probe?target=${encodeURIComponent(target)}">probe</a>`;
+    const probe = `<a href="/probe?target=${encodeURIComponent(target)}">probe</a>`;
     return `<h2>${escapeHtml(target)} <small>(${escapeHtml(list[0]?.kind ?? '')})</small> ${probe}</h2>
 <table><tr><th>collector</th><th>last result</th><th>runs</th><th>failures</th></tr>
 ${rows}
@@ -35,7 +35,7 @@ ${rows}
 td,th{border:1px solid #ccc;padding:4px 8px;text-align:left}tr.failed td{background:#fdd}</style>
 </head><body>
 <h1>dataprotect-exporter ${escapeHtml(VERSION)}</h1>
-<p><a href="${basePath}/metrics">/metrics</a> · <a href="${basePath}/healthz">/healthz</a> · <a href="${basePath}/readyz">/readyz</a></p>
+<p><a href="/metrics">/metrics</a> · <a href="/healthz">/healthz</a> · <a href="/readyz">/readyz</a></p>
 ${sections.join('\n') || '<p>No targets configured for this replica.</p>'}
 </body></html>
 `;

@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import type { Socket } from 'node:net';
 import { createServer as createHttpServer, type RequestListener, type Server } from 'node:http';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import { createServer as createHttpsServer } from 'node:https';
 import type { ExporterConfig } from '../config/load';
 import { readTlsPair } from '../config/tls-pair';
 
@@ -31,25 +31,15 @@ export async function listen(app: RequestListener, web: WebSettings): Promise<Se
   return server;
 }
 
-/**
- * Loads the certificate and key again (a renewed certificate on reload); new
- * connections use them, open ones keep theirs. Throws, changing nothing, when
- * the files cannot be read or do not form a valid pair.
- */
-export function reloadTls(server: Server, tls: NonNullable<WebSettings['tls']>): void {
-  if (!('setSecureContext' in server)) throw new Error('web.tls: the server was started without TLS; restart to serve HTTPS');
-  (server as HttpsServer).setSecureContext(readTlsPair(tls));
-}
-
 /** How long responses already being written (a scrape) may take to finish at a stop. */
 const RESPONSE_GRACE_MS = 1_000;
 
 /**
- * Stops accepting, closes idle connections at once and, after `graceMs`,
+ * Stops accepting, closes idle connections at once and, after RESPONSE_GRACE_MS,
  * every other one: a request still being sent (slowly or never), a response
  * still being written, a TLS handshake never finished.
  */
-export function closeServer(server: Server, graceMs = RESPONSE_GRACE_MS): Promise<void> {
+export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());
     server.closeIdleConnections();
@@ -57,6 +47,6 @@ export function closeServer(server: Server, graceMs = RESPONSE_GRACE_MS): Promis
     if (sockets.size === 0) return;
     setTimeout(() => {
       for (const socket of sockets) socket.destroy();
-    }, graceMs).unref();
+    }, RESPONSE_GRACE_MS).unref();
   });
 }
