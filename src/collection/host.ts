@@ -32,7 +32,9 @@ type CallOf<T> = T extends { id: number } ? Omit<T, 'id'> : never;
 
 /** What a call gets when the collection thread ends before it answers. */
 class CollectionStopped extends Error {
-  override message = 'the collection thread stopped';
+  constructor() {
+    super('the collection thread stopped');
+  }
 }
 
 export interface CollectionHostDeps {
