@@ -118,8 +118,8 @@ export class ExporterRuntime implements Collection {
       if (overrides?.enabled === false) continue;
       const schedule = overrides?.schedule ?? definition.defaultSchedule;
       const interval = scheduleIntervalSeconds(schedule);
-      const timeoutMs =
-        overrides?.timeout ?? definition.defaultTimeoutMs ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, interval * 800));
+      // A run's time limit: 80 % of the interval (at least 5 s, at most MAX_DEFAULT_TIMEOUT_MS), unless configured.
+      const timeoutMs = overrides?.timeout ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, interval * 800));
       this.store.register(target.name, target.kind, definition.name, interval);
       const job = kept.find((candidate) => candidate.name === definition.name);
       if (job) job.reschedule({ schedule, timeoutMs });

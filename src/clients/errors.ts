@@ -37,10 +37,6 @@ export class ApiError extends Error {
   }
 }
 
-export function isApiError(error: unknown): error is ApiError {
-  return error instanceof ApiError;
-}
-
 /** Whether `error` is the API answering with one of `statuses` (a `status` error). */
 export function isStatusError(error: unknown, ...statuses: number[]): error is ApiError {
   return error instanceof ApiError && error.kind === 'status' && statuses.includes(error.status ?? 0);

@@ -87,8 +87,6 @@ export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unkn
   readonly description: string;
   /** cron expression (node-cron syntax, seconds field optional) */
   readonly defaultSchedule: string;
-  /** time limit of one run; default: 80% of the schedule interval, at most 5 minutes */
-  readonly defaultTimeoutMs?: number;
   readonly metrics: readonly MetricName[];
   /**
    * Collectors listed before this one whose first run this one waits for in

@@ -2,7 +2,7 @@ import { context, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
-import { isApiError } from '../clients/errors';
+import { ApiError } from '../clients/errors';
 import { countingRequests, type RunCount } from '../clients/run-requests';
 import type { AnyCollector, CollectResult, EstateEvents, SharedKey } from '../collectors/types';
 import { PermissionDenied } from '../collectors/shared/permission';
@@ -226,7 +226,7 @@ export class CollectorJob {
     if (this.stopped) return this.discarded(span, logger);
     // A run that hit its own time limit was slow, not cut off: the source answered (its
     // requests have their own time limit, which does count as unreachable).
-    const unreachable = isApiError(err) && err.unreachable;
+    const unreachable = err instanceof ApiError && err.unreachable;
     const durationSeconds = (performance.now() - started) / 1000;
     const outcome = { ok: false as const, durationSeconds, endedAt: Date.now(), error: err.message, unreachable };
     this.deps.store.runFinished(this.runtime.config.name, this.name, outcome);

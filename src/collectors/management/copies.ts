@@ -1,4 +1,4 @@
-import { ApiError, isApiError } from '../../clients/errors';
+import { ApiError, isStatusError } from '../../clients/errors';
 import type { ManagementClient } from '../../clients/management/client';
 import { ENDPOINTS } from '../../clients/management/endpoints';
 import { collectAll } from '../../clients/management/paging';
@@ -152,7 +152,7 @@ async function copiesOf(client: ManagementClient, assetId: string, signal: Abort
   try {
     return await collectAll(client.assetCopies(assetId, {}, signal));
   } catch (error) {
-    if (!(isApiError(error) && error.kind === 'status' && error.status === 404)) throw error;
+    if (!isStatusError(error, 404)) throw error;
     // Deleted between the asset list and now (it will leave the list too),
     // unless the service still lists it: a 404 "may also mask a 401 or 403"
     // (the seed), and skipping would drop its series while reporting success.

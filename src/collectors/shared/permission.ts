@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { isApiError } from '../../clients/errors';
+import { isStatusError } from '../../clients/errors';
 import { compositeKey } from '../../util/composite-key';
 
 const REPEAT_AFTER_MS = 60 * 60_000;
@@ -26,7 +26,7 @@ export function explainForbidden(
   error: unknown,
   where: { target: string; collector: string; role: string; logger: Logger; nowMs: number },
 ): unknown {
-  if (!(isApiError(error) && error.kind === 'status' && error.status === 403)) return error;
+  if (!isStatusError(error, 403)) return error;
   const message =
     `the account has no access to ${error.endpoint} (HTTP 403): the ${where.collector} collector needs the ${where.role} role`;
   const key = compositeKey([where.target, where.collector]);

@@ -1,4 +1,4 @@
-import { ApiError, isApiError } from '../../clients/errors';
+import { ApiError } from '../../clients/errors';
 import type { StorageSystemRef } from '../../clients/storage/client';
 import type { CollectResult, CollectorContext, Sample } from '../types';
 
@@ -58,7 +58,7 @@ export async function collectPerSystem(
 
   if (failures.length > 0 && failures.length === systems.length) {
     const first = failures[0]?.error;
-    if (failures.length === 1 || !isApiError(first)) throw first;
+    if (failures.length === 1 || !(first instanceof ApiError)) throw first;
     // Keep the first error's kind, so that an unreachable estate still counts as the target being down.
     throw new ApiError(first.kind, first.endpoint, `all ${failures.length} storage systems failed; first: ${first.message}`, first.status, {
       cause: first,
