@@ -40,5 +40,9 @@ EXPOSE 8497
 ENV DATAPROTECT_HEALTH_URL=http://127.0.0.1:8497/healthz
 HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
   CMD ["node", "-e", "const u=process.env.DATAPROTECT_HEALTH_URL;if(u.startsWith('https:'))process.env.NODE_TLS_REJECT_UNAUTHORIZED='0';fetch(u).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-ENTRYPOINT ["node", "dist/src/main.js"]
+# --single-threaded-gc: each thread's heap is collected on that thread. V8's helper threads are
+# shared by the process, and the collection heap's parallel and concurrent collections would hold
+# them and the cores while the serving thread's own collections wait (docs/performance.md). NODE_OPTIONS
+# does not accept the flag, so it stands here.
+ENTRYPOINT ["node", "--single-threaded-gc", "dist/src/main.js"]
 CMD ["--config", "/etc/dataprotect-exporter/config.yaml"]

@@ -1,7 +1,8 @@
 /**
- * The exporter child's node flags. `docker` stands for the NODE_OPTIONS the
- * shipped Dockerfile sets, read from the Dockerfile itself so that the
- * benchmark measures the settings that ship, whatever they are today.
+ * The exporter child's node flags. `docker` stands for the flags the shipped
+ * Dockerfile gives node (its NODE_OPTIONS and the flags of its ENTRYPOINT),
+ * read from the Dockerfile itself so that the benchmark measures the settings
+ * that ship, whatever they are today.
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -15,8 +16,16 @@ export function dockerfileNodeOptions(dockerfile = DOCKERFILE): string {
   return match[1] as string;
 }
 
+/** The node flags of `ENTRYPOINT ["node", flags..., "script"]` in the Dockerfile. */
+export function dockerfileEntrypointFlags(dockerfile = DOCKERFILE): string[] {
+  const match = /^ENTRYPOINT\s+(\[.*\])\s*$/m.exec(readFileSync(dockerfile, 'utf8'));
+  if (!match) throw new Error(`${dockerfile} has no ENTRYPOINT ["node", ...]`);
+  const words = JSON.parse(match[1] as string) as string[];
+  return words.slice(1).filter((word) => word.startsWith('--'));
+}
+
 /** The flags of an --exporter-node-options value: `docker`, or the flags themselves. */
 export function exporterNodeOptions(value: string): string[] {
-  const flags = value === 'docker' ? dockerfileNodeOptions() : value;
-  return flags.split(' ').filter(Boolean);
+  if (value === 'docker') return [...dockerfileNodeOptions().split(' ').filter(Boolean), ...dockerfileEntrypointFlags()];
+  return value.split(' ').filter(Boolean);
 }

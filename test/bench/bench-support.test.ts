@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
 import { estateName, estateOf, ESTATES, SIZING_HEAP_LIMITS } from '../../bench/support/estates';
-import { dockerfileNodeOptions, exporterNodeOptions } from '../../bench/support/node-options';
+import { dockerfileEntrypointFlags, dockerfileNodeOptions, exporterNodeOptions } from '../../bench/support/node-options';
 import { startHostileServer, type HostileServer } from '../../bench/support/hostile';
 import { quantile } from '../../bench/support/scrape';
 import { budgets, type EstateFigures } from '../../bench/support/report';
@@ -30,15 +30,20 @@ describe('bench estates', () => {
 });
 
 describe('bench exporter node options', () => {
-  it('read NODE_OPTIONS from a Dockerfile and pass other values through as flags', () => {
+  it("read NODE_OPTIONS and the ENTRYPOINT's node flags from a Dockerfile and pass other values through", () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'bench-node-options-'));
     const dockerfile = path.join(dir, 'Dockerfile');
-    writeFileSync(dockerfile, 'FROM node:20\nENV NODE_OPTIONS="--max-old-space-size=123 --max-semi-space-size=4"\n');
+    writeFileSync(
+      dockerfile,
+      'FROM node:20\nENV NODE_OPTIONS="--max-old-space-size=123 --max-semi-space-size=4"\nENTRYPOINT ["node", "--single-threaded-gc", "dist/src/main.js"]\n',
+    );
     expect(dockerfileNodeOptions(dockerfile)).toBe('--max-old-space-size=123 --max-semi-space-size=4');
+    expect(dockerfileEntrypointFlags(dockerfile)).toEqual(['--single-threaded-gc']);
     writeFileSync(dockerfile, 'FROM node:20\n');
     expect(() => dockerfileNodeOptions(dockerfile)).toThrow(/sets no ENV NODE_OPTIONS/);
+    expect(() => dockerfileEntrypointFlags(dockerfile)).toThrow(/has no ENTRYPOINT/);
     expect(exporterNodeOptions(' --a  --b ')).toEqual(['--a', '--b']);
-    expect(exporterNodeOptions('docker')).toEqual(dockerfileNodeOptions().split(' '));
+    expect(exporterNodeOptions('docker')).toEqual([...dockerfileNodeOptions().split(' '), ...dockerfileEntrypointFlags()]);
   });
 });
 
