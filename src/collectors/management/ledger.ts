@@ -105,8 +105,9 @@ export class EventCounts<K extends readonly string[]> {
     const counted = followed || time >= this.countFrom;
     if (!counted && !this.first) return undefined;
     this.seen.set(id, time);
-    this.totals.add(key, counted ? 1 : 0);
-    if (time >= this.windowStart) this.window.push({ time, key });
+    // One array per label set, not per event: a 50,000-asset window holds 700,000 events.
+    const labelSet = this.totals.add(key, counted ? 1 : 0);
+    if (time >= this.windowStart) this.window.push({ time, key: labelSet });
     return counted ? 'counted' : 'history';
   }
 

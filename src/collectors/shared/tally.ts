@@ -21,12 +21,20 @@ export class Tally<K extends readonly string[]> {
     for (const { key, value } of entries) this.add(key, value);
   }
 
-  /** an amount of 0 makes the key present, so a series can show 0 instead of disappearing */
-  add(key: K, amount = 1): void {
+  /**
+   * An amount of 0 makes the key present, so a series can show 0 instead of
+   * disappearing. Returns the tally's own array of the key's values, one per
+   * label set, for a caller that keeps the key once per event.
+   */
+  add(key: K, amount = 1): K {
     const id = compositeKey(key);
     const entry = this.counts.get(id);
-    if (entry) entry.value += amount;
-    else this.counts.set(id, { key, value: amount });
+    if (!entry) {
+      this.counts.set(id, { key, value: amount });
+      return key;
+    }
+    entry.value += amount;
+    return entry.key;
   }
 
   get(key: K): number {

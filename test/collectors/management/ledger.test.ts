@@ -45,6 +45,16 @@ describe('event counts (watermark, overlap, id de-duplication)', () => {
     expect(third.take('late', t0 - 60 * MIN, KEY, true)).toBeUndefined();
   });
 
+  it('keeps one array of label values per label set in the window, however many events share it', () => {
+    const t0 = 1_000 * MIN;
+    const run = counts(undefined, { windowStart: t0 - 1440 * MIN, collectingSince: t0 - 1440 * MIN, now: t0 });
+    for (let i = 0; i < 100; i++) run.take(`e${i}`, t0 - i * MIN, [i % 2 === 0 ? 'BACKUP' : 'RESTORE']);
+    const { window, totals } = finish(run);
+    expect(window).toHaveLength(100);
+    expect(new Set(window.map((event) => event.key)).size).toBe(2);
+    expect(totals.map(({ key, value }) => [key[0], value])).toEqual([['BACKUP', 50], ['RESTORE', 50]]);
+  });
+
   it('keeps only ids inside the overlap', () => {
     let state = finish(counts(undefined, { windowStart: 0, collectingSince: 0, now: 0 }));
     for (let run = 1; run <= 50; run++) {
