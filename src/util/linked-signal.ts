@@ -6,6 +6,8 @@
  * (nodejs/node#54614), and one per HTTP attempt of a target's lifetime grew
  * the collection thread without bound.
  */
+import { setMaxListeners } from 'node:events';
+
 export class LinkedSignal {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout | undefined;
@@ -17,6 +19,9 @@ export class LinkedSignal {
     private readonly parent: AbortSignal | undefined,
     timeoutMs?: number,
   ) {
+    // Every request in flight under it listens to it: more than Node's default of 10 is normal
+    // (a large estate's paging), and each listener goes at dispose().
+    setMaxListeners(Infinity, this.controller.signal);
     if (parent?.aborted) this.followParent();
     else parent?.addEventListener('abort', this.followParent, { once: true });
     if (timeoutMs !== undefined && !this.signal.aborted) {

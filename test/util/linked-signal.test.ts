@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events';
+import { getEventListeners, getMaxListeners } from 'node:events';
 import { LinkedSignal } from '../../src/util/linked-signal';
 
 describe('LinkedSignal', () => {
@@ -42,5 +42,17 @@ describe('LinkedSignal', () => {
     disposed.dispose();
     parent.abort();
     expect(disposed.signal.aborted).toBe(false);
+  });
+
+  it('takes any number of linked signals in flight without a "possible memory leak" warning', () => {
+    const run = new LinkedSignal(undefined);
+    // Node warns past this many listeners of one kind (10 unless set).
+    expect(getMaxListeners(run.signal)).toBe(Infinity);
+    const inFlight = Array.from({ length: 50 }, () => new LinkedSignal(run.signal, 30_000));
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(50);
+    run.abort();
+    expect(inFlight.every((linked) => linked.signal.aborted)).toBe(true);
+    inFlight.forEach((linked) => linked.dispose());
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
   });
 });
