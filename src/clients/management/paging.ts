@@ -203,7 +203,11 @@ export async function* serialPages<S extends z.ZodType>(
 ): AsyncGenerator<Array<z.output<S>>> {
   const used = new Set<string>();
   // The filter is sent with BEGIN only: the token stands for the query from then on.
-  let query: Record<string, string | number | undefined> = { filter: spec.filter?.toString(), pageSize: spec.pageSize, queryState: 'BEGIN' };
+  let query: Record<string, string | number | undefined> = {
+    filter: spec.filter?.toString(),
+    pageSize: spec.pageSize,
+    queryState: 'BEGIN',
+  };
   for (let page = 1; ; page++) {
     const { body, status } = await fetchPage({
       endpoint: spec.endpoint,
