@@ -93,13 +93,13 @@ export class CollectionHost implements Collection {
     return this.firstRoundDone;
   }
 
-  /** again after every restart */
+  /** Collection.start, and again in every thread that replaces a dead one. */
   start(): void {
     this.scheduling = true;
     this.worker?.postMessage({ type: 'schedule' } satisfies ToWorker);
   }
 
-  /** the bench keeps the collection clock on its simulator's */
+  /** Moves the collection clock ahead of real time, in this thread and the next ones (the bench follows its simulator's). */
   advanceClock(ms: number): void {
     this.clockOffsetMs += ms;
     this.worker?.postMessage({ type: 'advanceClock', ms } satisfies ToWorker);
@@ -126,7 +126,7 @@ export class CollectionHost implements Collection {
     await this.worker?.terminate();
   }
 
-  /** After `budgetMs` the thread is ended, whatever it was doing. */
+  /** Collection.stop in the collection thread; after `budgetMs` the thread is ended, whatever it was doing. */
   async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.stopping = true;
     clearTimeout(this.restartTimer);
