@@ -1,7 +1,7 @@
 /** Regenerates docs/metrics.md and the collectors table of docs/configuration.md: `npm run docs:metrics`. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { metricsMarkdown, withCollectorsTable } from '../src/metrics/docs';
+import { metricsMarkdown, withCollectorsTable } from './metrics-doc';
 
 const docs = join(__dirname, '..', 'docs');
 writeFileSync(join(docs, 'metrics.md'), metricsMarkdown());

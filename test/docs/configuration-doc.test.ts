@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { COLLECTORS } from '../../src/collectors/registry';
 import { RETRIABLE_STATUS } from '../../src/clients/retry';
-import { withCollectorsTable } from '../../src/metrics/docs';
+import { withCollectorsTable } from '../../scripts/metrics-doc';
 import { usage } from '../../simulator/cli';
 
 const ROOT = join(__dirname, '..', '..');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { METRIC_FAMILIES } from '../../src/metrics/catalog';
-import { emitters, metricsMarkdown } from '../../src/metrics/docs';
+import { emitters, metricsMarkdown } from '../../scripts/metrics-doc';
 import { PUBLIC_METRICS } from './public-metrics';
 
 describe('docs/metrics.md', () => {

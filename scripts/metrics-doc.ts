@@ -1,5 +1,5 @@
-import { EXPORTER_FAMILIES, METRIC_FAMILIES } from './catalog';
-import { COLLECTORS } from '../collectors/registry';
+import { EXPORTER_FAMILIES, METRIC_FAMILIES } from '../src/metrics/catalog';
+import { COLLECTORS } from '../src/collectors/registry';
 
 /** Which collectors emit each family ("exporter" for the runtime's own). */
 export function emitters(): Map<string, string[]> {
