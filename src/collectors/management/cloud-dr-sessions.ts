@@ -3,7 +3,7 @@ import { explainForbidden } from '../shared/permission';
 import { uniqueBy } from '../shared/unique';
 import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 
-export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
+const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
 
 /**
  * Cloud disaster-recovery sessions by DR type and status. The service allows

@@ -48,7 +48,7 @@ function hasTier(sample: TierCapacity): boolean {
 }
 
 /** The tier's series; the physical ones only when the sample gives physical_capacity. */
-export function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] {
+function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] {
   const { physical_capacity: physical, logical_capacity: logical } = sample;
   const samples: Sample[] = [];
   if (physical) {
