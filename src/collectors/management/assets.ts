@@ -16,15 +16,10 @@ export interface AssetsState {
 }
 
 /**
- * Every non-deleted asset with its policy, protection status, size,
- * newest copy time and RPO, plus the counts per type and protection status.
- * It publishes the asset list (ASSET_LIST) for the other management collectors.
- *
- * Newest copy time = max(lastAvailableCopyTime, newest createTime from
- * latest-copies). Until the latest-copies collector has published, this
- * collector asks latest-copies itself for the assets without
- * lastAvailableCopyTime, so that even its first run does not count an asset
- * with copies as "without copy".
+ * Every non-deleted asset with its policy, protection status, size, newest copy time and RPO, plus counts per type and protection
+ * status; publishes the asset list (ASSET_LIST) for the other management collectors. Newest copy time = max(lastAvailableCopyTime,
+ * newest createTime from latest-copies). Until the latest-copies collector has published, this one asks latest-copies itself for
+ * the assets without lastAvailableCopyTime, so that even its first run does not count an asset with copies as "without copy".
  */
 export const assetsCollector = defineCollector<'management', AssetsState>({
   name: 'assets',

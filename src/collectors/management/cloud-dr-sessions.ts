@@ -5,11 +5,7 @@ import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 
 const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
 
-/**
- * Cloud disaster-recovery sessions by DR type and status. The service allows
- * the listing to the Administrator and Restore Administrator roles only: an
- * account with the User role gets 403 (see permission.ts).
- */
+/** Cloud DR sessions by type and status. Only the Administrator and Restore Administrator roles may list them: User gets 403. */
 export const cloudDrSessionsCollector = defineCollector<'management'>({
   name: 'cloud-dr-sessions',
   kind: 'management',

@@ -16,11 +16,9 @@ export class PermissionDenied extends Error {
 const lastLogged = new Map<string, number>();
 
 /**
- * Turns a 403 into a PermissionDenied naming the role needed; any other error
- * is returned as it is. A 403 is a fact of the account's configuration, not an
- * outage: every run gets the same answer until someone changes it, so the
- * line is repeated at most hourly per target and collector, lest a run every
- * few minutes bury the log.
+ * Turns a 403 into a PermissionDenied naming the role needed; any other error is returned as it is. A 403 is the account's
+ * configuration, not an outage: every run gets the same answer until someone changes it, so the line is repeated at most hourly
+ * per target and collector, lest a run every few minutes bury the log.
  */
 export function explainForbidden(
   error: unknown,

@@ -3,8 +3,7 @@ import { compositeKey } from '../../util/composite-key';
 import type { Labels, Sample } from '../types';
 
 /**
- * The label value of a record counted without the field that names its
- * group (the models leave severity, status, location ... optional): the
+ * The label value of a record without the field naming its group (the models leave severity, status, location ... optional): the
  * record still counts, so totals stay true, and no known group is made up.
  */
 export const UNKNOWN_LABEL = 'unknown';
@@ -22,9 +21,8 @@ export class Tally<K extends readonly string[]> {
   }
 
   /**
-   * An amount of 0 makes the key present, so a series can show 0 instead of
-   * disappearing. Returns the tally's own array of the key's values, one per
-   * label set, for a caller that keeps the key once per event.
+   * An amount of 0 makes the key present, so a series can show 0 instead of disappearing. Returns the tally's own array of the
+   * key's values, one per label set, for a caller that keeps the key once per event.
    */
   add(key: K, amount = 1): K {
     const id = compositeKey(key);

@@ -3,9 +3,8 @@ import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
 /**
- * Active alerts per system, counted by severity and class. Only combinations
- * that occur get a series: severities times classes would be many zeros, and
- * an alert rule on `> 0` needs none of them.
+ * Active alerts per system by severity and class. Only combinations that occur get a series: severities times classes would be
+ * many zeros, and an alert rule on `> 0` needs none of them.
  */
 export const alertsCollector = defineCollector<'storage', PerSystemState>({
   name: 'alerts',

@@ -28,9 +28,8 @@ export const replicationContextsCollector = defineCollector<'storage', PerSystem
 });
 
 /**
- * A context that never synchronised (no or zero syncEpoch) has no lag series:
- * "now minus 1970" would be a number that looks real and is not. A syncEpoch
- * slightly ahead of our clock (skew) reads as lag 0.
+ * A context that never synchronised (no or zero syncEpoch) has no lag series: "now minus 1970" would look real and is not. A
+ * syncEpoch slightly ahead of our clock (skew) reads as lag 0.
  */
 function contextSamples(target: string, systemId: string, context: ReplicationContext, nowSeconds: number): Sample[] {
   const labels = { target, system_id: systemId, context: context.id };
