@@ -38,7 +38,6 @@ export interface CollectorContext<K extends TargetKind, S> {
   readonly logger: Logger;
   /** the collector's state after its last successful run (undefined until one succeeds) */
   readonly state: S | undefined;
-  /** values published by other collectors of this target */
   readonly shared: { get<T>(key: SharedKey<T>): T | undefined };
   /** wall clock (tests may replace it) */
   now(): Date;

@@ -1,7 +1,6 @@
 /**
- * Every metric family the exporter publishes: the single source for the exposition (HELP/TYPE lines), the label checks and
- * docs/metrics.md. This is the metric contract: dashboards, rules and users' queries depend on names, labels and meanings. Add
- * families; never rename or relabel one (test/docs/public-metrics.ts).
+ * Every metric family: the source of the exposition's HELP/TYPE lines, the label checks and docs/metrics.md. A public contract that
+ * dashboards, rules and queries depend on: add families; never rename or relabel one (test/docs/public-metrics.ts).
  */
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 

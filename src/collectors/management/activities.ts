@@ -35,13 +35,11 @@ export interface ActivitiesState extends CountsState<ResultKey> {
 }
 
 /**
- * Jobs of the levels in `collection.activityClassTypes` (JOB_GROUP and JOB by default), read incrementally by updateTime (serial
- * paging, counted by ledger.ts). Active ones the incremental read does not bring back are asked for by id until they complete or
- * disappear, so a completion whose updateTime lags is not missed. A completion counts by its end time (the window too). Label sets
- * once seen stay, with 0, so dashboards show 0, not "no data".
- *
- * Every series carries `class_type`: a policy run is one JOB_GROUP plus one JOB per asset in the same category, so counting both
- * under one label set would count each run about twice.
+ * Jobs of the levels in `collection.activityClassTypes` (JOB_GROUP and JOB by default), read incrementally by updateTime
+ * (serial paging, ledger.ts). Active ones the incremental read does not bring back are asked for by id until they complete or
+ * disappear, so a completion whose updateTime lags is not missed. A completion counts by its end time (the window too); label
+ * sets once seen stay, with 0, so dashboards show 0, not "no data". Every series carries `class_type`: a policy run is one
+ * JOB_GROUP plus one JOB per asset, all in one category, so counting both under one label set would count each run about twice.
  */
 export const activitiesCollector = defineCollector<'management', ActivitiesState>({
   name: 'activities',

@@ -16,10 +16,9 @@ export interface AssetsState {
 }
 
 /**
- * Every non-deleted asset with its policy, protection status, size, newest copy time and RPO, plus counts per type and protection
- * status; publishes the asset list (ASSET_LIST) for the other management collectors. Newest copy time = max(lastAvailableCopyTime,
- * newest createTime from latest-copies). Until the latest-copies collector has published, this one asks latest-copies itself for
- * the assets without lastAvailableCopyTime, so that even its first run does not count an asset with copies as "without copy".
+ * Non-deleted assets (policy, protection status, size, newest copy, RPO) and counts per type and status; publishes ASSET_LIST. Newest
+ * copy = max(lastAvailableCopyTime, latest-copies' newest createTime); until the latest-copies collector has published, this one asks
+ * latest-copies for assets without lastAvailableCopyTime, so that even its first run counts no asset with copies as "without copy".
  */
 export const assetsCollector = defineCollector<'management', AssetsState>({
   name: 'assets',
@@ -55,7 +54,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   },
 });
 
-/** latest-copies answers for assets without lastAvailableCopyTime: carried over, or asked now. */
+/** latest-copies' answers for assets without lastAvailableCopyTime: carried over, or asked now. */
 async function askLatestCopies(
   ctx: CollectorContext<'management', AssetsState>,
   raw: ReadonlyMap<string, AssetRecord>,

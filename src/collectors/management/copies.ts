@@ -37,14 +37,13 @@ export interface CopiesState {
 }
 
 /**
- * Number and total size of each asset's live copies, per location (the client leaves out copies in a deletion state,
- * copy-states.ts). Incremental, so that a large estate is not asked for every asset's copies on every run: an asset's copies are
- * read again only when it is new, its lastAvailableCopyTime or updatedAt changed, its copy-metrics fingerprint changed (copies
- * tiered to the cloud, deleted by the service, or added while lastAvailableCopyTime lags), or its periodic re-read is due (once per
- * `collection.copiesFullRescanPeriod`; the first after a cold start at a per-asset point of the period's second half, so they do
- * not all fall together). Between reads, copies past their retentionTime are removed locally. With a quarter of the run's time
- * limit left, no further asset is read: a cold start on a large or slow estate takes a few runs instead of failing at each.
- * The state keeps two numbers per expiring copy, never the copy objects.
+ * Number and total size of each asset's live copies per location (the client drops deletion states, copy-states.ts), read
+ * incrementally so that a large estate is not asked for every asset's copies each run: an asset's copies are read again only when
+ * it is new, its lastAvailableCopyTime or updatedAt changed, its copy-metrics fingerprint changed (copies tiered, deleted by the
+ * service, or added while lastAvailableCopyTime lags), or its re-read is due (every `collection.copiesFullRescanPeriod`; after a
+ * cold start at a per-asset point of the period's second half, so that they do not all fall together). Expired copies are dropped
+ * locally. With a quarter of the time limit left, no further asset is read: a cold start on a large or slow estate takes a few
+ * runs instead of failing each. The state keeps two numbers per expiring copy, never the copy objects.
  */
 export const copiesCollector = defineCollector<'management', CopiesState>({
   name: 'copies',

@@ -1,16 +1,13 @@
 /**
- * Counting events of a listing read incrementally by a time field (activities by updateTime, audit entries by changedTime): each
- * event after `ctx.collectingSince` counts exactly once, in running totals by label set, and the events of the trailing
- * `collection.window` are known, rebuilt from the service by the first run that succeeds.
- *
- * - Each run asks for events at or after `watermark - OVERLAP` (the newest time seen, minus an overlap for events that show late).
- * - Ids seen at or after `countFrom` are remembered, so the overlap never counts one twice; older ids are forgotten (memory stays
- *   bounded by the overlap plus one run's events).
- * - Events before `countFrom` never count: history from before collecting started (read by the first successful run, remembered
- *   but not counted, so a restart never replays it), or already counted.
- *
- * The watermark never passes the exporter's clock plus the overlap: one event stamped far ahead (a service clock that jumped, a
- * corrupt record) would push every later query past the events that keep appearing. Such an event still counts once.
+ * Counts the events of a listing read incrementally by a time field (activities by updateTime, audit entries by changedTime):
+ * each event after `ctx.collectingSince` exactly once, in running totals by label set; the trailing `collection.window` is
+ * rebuilt from the service by the first run that succeeds.
+ * - Each run asks from `watermark - OVERLAP` (the newest time seen, less an overlap for events that show late).
+ * - The ids of events at or after `countFrom` are remembered, so the overlap counts none twice; older ones are forgotten.
+ * - Events before `countFrom` never count: history from before collecting started (read by the first successful run,
+ *   remembered but not counted, so a restart never replays it), or already counted.
+ * - The watermark never passes the exporter's clock plus the overlap: one event stamped far ahead (a service clock that jumped,
+ *   a corrupt record) would push every later query past the events still appearing. Such an event still counts once.
  */
 
 import type { Logger } from 'pino';
@@ -33,9 +30,8 @@ export interface CountsState<K extends readonly string[]> {
 }
 
 /**
- * One run of a counting collector. It never changes the previous state (a failed run must leave it as it was) and does not
- * deep-clone it either (a structuredClone of a window of 100,000+ events per run would be a large share of the collector's time
- * and garbage): the totals and ids are copied, the window is filtered into a new array sharing its entries (never changed).
+ * One run of a counting collector. It never changes the previous state (a failed run must leave it as it was), nor deep-clones
+ * it (a window of 100,000+ events would cost much time and garbage): totals and ids are copied, the window is filtered.
  */
 export class EventCounts<K extends readonly string[]> {
   readonly totals: Tally<K>;
@@ -81,10 +77,9 @@ export class EventCounts<K extends readonly string[]> {
   }
 
   /**
-   * Takes one event under its label set: 'counted' when new and not before countFrom (or `followed`: seen running after
-   * collecting started, whatever its time); 'history' when a first run reads it from before collecting started (its label set
-   * shows, with 0); undefined when taken before, or before countFrom in a later run (counted and forgotten). History is
-   * remembered too, so that a listing showing one event twice does not take it twice.
+   * Takes the event: 'counted' when new and not before countFrom (or `followed`: seen running after collecting started);
+   * 'history' when a first run reads it from before collecting started (its label set shows, with 0); undefined when taken
+   * before, or before countFrom in a later run. History is remembered too, so a listing showing one event twice takes it once.
    */
   take(id: string, time: number, key: K, followed = false): 'counted' | 'history' | undefined {
     if (this.seen.has(id)) return undefined;

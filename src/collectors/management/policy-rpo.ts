@@ -1,8 +1,7 @@
 /**
- * A protection policy's RPO, derived from its PROTECTION stage's schedule so that it follows a changed schedule: the period of
- * its most frequent scheduled operation plus a grace for the backup window (the schedule's `duration`, else `collection.rpoGrace`).
- * An unreadable operation is left out and the stage's others still count; a stage with none readable gives the default.
- * protection-policies logs the reason: an unreadable policy never fails a collector.
+ * A policy's RPO from its PROTECTION stage's schedule, so that it follows a changed schedule: the period of its most frequent
+ * scheduled operation plus a grace for the backup window (the schedule's `duration`, else `collection.rpoGrace`). Unreadable
+ * operations are left out; a stage with none readable gives the default. protection-policies logs why; none fails a collector.
  */
 import type { ExporterConfig } from '../../config/load';
 import type { RpoGrace } from '../../config/schema';
@@ -20,10 +19,7 @@ const FREQUENCY_MS: Readonly<Record<string, number>> = {
   YEARLY: 366 * DAY_MS,
 };
 
-/**
- * A share-of-period grace never goes below this: a copy shows only once its backup has finished and been catalogued, and 25 % of
- * an hour is shorter than many backups: the out-of-RPO alert would page for assets on schedule.
- */
+/** A share grace's floor: a copy shows once its backup is catalogued, and many backups outlast 15 minutes: on-time assets would page. */
 export const MIN_SHARE_GRACE_MS = HOUR_MS;
 
 /** What the PROTECTION stage says about the policy's backups. */

@@ -10,10 +10,9 @@ export interface ProtectionPoliciesState {
 }
 
 /**
- * One info series per policy, its number of assets, and its RPO with where that comes from (policy-rpo.ts).
- * dataprotect_policy_assets counts the published asset list's assets (the same as dataprotect_assets) by policy name, so policies
- * sharing a name are summed; before that list exists, the policy's own summary.numberOfAssets when the service sends it. An
- * unreadable schedule is logged once per reason (kept in the state), not at every run.
+ * Each policy's info, number of assets, and RPO with its source (policy-rpo.ts). dataprotect_policy_assets counts the published
+ * asset list's assets (as dataprotect_assets) by policy name, so policies sharing a name are summed; before that list exists, the
+ * policy's summary.numberOfAssets if sent. An unreadable schedule is logged once per reason (kept in the state), not every run.
  */
 export const protectionPoliciesCollector = defineCollector<'management', ProtectionPoliciesState>({
   name: 'protection-policies',

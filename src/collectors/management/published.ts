@@ -1,7 +1,4 @@
-/**
- * What the management collectors publish for the others of the same target (`ctx.shared`), and the reads that stand in for a
- * published value that is missing or older than `collection.staleAfter`.
- */
+/** What the management collectors publish for each other (`ctx.shared`), and the reads for a value missing or older than staleAfter. */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { collectAll } from '../../clients/management/paging';
 import type { Asset, ProtectionPolicy } from '../../clients/management/schemas';

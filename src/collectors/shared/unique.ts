@@ -1,7 +1,4 @@
-/**
- * Keeps the first record per key: two records with one key would give two series with identical labels, which breaks the whole
- * exposition. The duplicates' keys are returned for the collector to log.
- */
+/** Keeps the first record per key: duplicate series break the whole exposition. Returns the duplicates' keys for the collector to log. */
 export function uniqueBy<T>(records: readonly T[], key: (record: T) => string): { unique: T[]; duplicates: string[] } {
   const seen = new Set<string>();
   const unique: T[] = [];

@@ -6,9 +6,8 @@ import { collectPerSystem, type PerSystemState } from './per-system';
 const COLLECTED_TIERS: readonly CapacityTier[] = ['active', 'cloud'];
 
 /**
- * The newest capacity sample of each tier of every system (its top level, or its `tier_capacity_usage[]` entry on the real
- * products). A tier the system does not have (no sample, or a physical capacity of 0, as a system without cloud storage reports
- * its cloud tier) gets no series: zeros there would read as "full" in used/total ratios and as a factor of 0.
+ * The newest capacity sample of each tier (top level, or its `tier_capacity_usage[]` entry on real products). A tier the system lacks
+ * (no sample, or physical capacity 0, as a cloud tier without cloud storage) gets no series: zeros would mean "full" and a factor of 0.
  */
 export const capacityCollector = defineCollector<'storage', PerSystemState>({
   name: 'capacity',

@@ -8,12 +8,10 @@ export interface PerSystemState {
 }
 
 /**
- * Runs `read` for every system of the target (one appliance, or every system a management center manages), isolating failures:
- * - each system's outcome is published in dataprotect_storage_system_collector_success{system_id, collector};
- * - a failing system is logged (warn, with its id and the error) and its last good samples are carried forward up to
- *   `staleAfter`, then removed: the exporter's rule for a failing collector, applied to the failing system only;
- * - when discovery fails, or every system fails, the run fails: a target-level problem shows in dataprotect_collector_success
- *   and dataprotect_up;
+ * Runs `read` for every system of the target (one appliance, or each system of a management center), isolating failures:
+ * - each system's outcome is dataprotect_storage_system_collector_success{system_id, collector};
+ * - a failing system is logged (warn) and its last good samples are kept up to `staleAfter`, the rule for a failing collector;
+ * - when discovery or every system fails, the run fails: a target-level problem shows in dataprotect_collector_success and dataprotect_up;
  * - when this run's own time limit ends it, the run fails rather than passing off an incomplete answer as system failures.
  */
 export async function collectPerSystem(
