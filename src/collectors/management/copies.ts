@@ -81,8 +81,7 @@ function keepUnchanged(
     if (!perAssetSeriesFor(ctx.settings, asset)) continue;
     const known = ctx.state?.assets.get(asset.id);
     const fingerprint = published?.byAsset.get(asset.id) ?? null;
-    // A fingerprint unknown at the read is adopted only if taken before that read: one taken later may include a change
-    // the read did not see, hidden until the periodic re-read.
+    // A fingerprint unknown at the read is adopted only if taken before it: a later one may hide a change the read missed.
     const unknownAtRead = known !== undefined && known.fingerprint === null && fingerprint !== null;
     const adoptable = unknownAtRead && published !== undefined && published.readAt <= known.readAt;
     const changed =
