@@ -1,10 +1,8 @@
 import type { KnownCollectors } from '../config/load';
 
 /**
- * The collectors' names by target kind, for the configuration check. Kept
- * apart from the registry so that the serving thread, which checks every
- * configuration it loads, never loads the collectors and their clients
- * (test/collectors/registry.test.ts holds the two lists equal).
+ * The collectors' names by target kind, for the configuration check. Apart from the registry so that the serving thread, which
+ * checks every configuration it loads, never loads the collectors and their clients (registry.test.ts holds the lists equal).
  */
 export const KNOWN_COLLECTORS: KnownCollectors = {
   management: [

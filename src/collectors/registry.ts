@@ -19,11 +19,7 @@ import { capacityCollector } from './storage/capacity';
 import { replicationContextsCollector } from './storage/replication';
 import { systemCollector } from './storage/system';
 
-/**
- * Every collector, per target kind, in the order they are listed on the
- * landing page. A collector's `after` names only collectors listed before it
- * (test/collectors/registry.test.ts checks it).
- */
+/** Every collector per target kind, in landing-page order; `after` names only collectors listed before (registry.test.ts checks it). */
 export const COLLECTORS: { readonly [K in TargetKind]: readonly AnyCollector<K>[] } = {
   management: [
     assetsCollector,

@@ -38,20 +38,15 @@ export interface CollectorContext<K extends TargetKind, S> {
   readonly logger: Logger;
   /** the collector's state after its last successful run (undefined until one succeeds) */
   readonly state: S | undefined;
-  /** values published by other collectors of this target */
   readonly shared: { get<T>(key: SharedKey<T>): T | undefined };
   /** wall clock (tests may replace it) */
   now(): Date;
   /**
-   * When this collector's first run for this target started: counters count
-   * what happens after it. It stays through failed runs and reloads that keep
-   * the state; a restart, or a target whose source changed, starts again.
+   * When this collector's first run for this target started: counters count what happens after it. It stays through failed runs
+   * and reloads that keep the state; a restart, or a target whose source changed, starts again.
    */
   readonly collectingSince: Date;
-  /**
-   * The run's time limit, for a collector that can stop early and keep what
-   * it did (the copies collector's per-asset reads); absent when unlimited.
-   */
+  /** The run's time limit, for a collector that can stop early and keep what it did (copies' per-asset reads); absent when unlimited. */
   readonly timeLimit?: { readonly totalMs: number; leftMs(): number };
 }
 
@@ -76,11 +71,7 @@ export interface EstateEvents {
   history: boolean;
 }
 
-/**
- * A collector (DEVELOPERS.md, "Adding a collector"). It changes nothing
- * outside its returned result, so a failed run leaves the previous good state
- * and series untouched.
- */
+/** A collector (DEVELOPERS.md, "Adding a collector"): it changes nothing outside its result, so a failed run leaves the last good state. */
 export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unknown> {
   readonly name: string;
   readonly kind: K;
@@ -88,10 +79,7 @@ export interface CollectorDefinition<K extends TargetKind = TargetKind, S = unkn
   /** cron expression (node-cron syntax, seconds field optional) */
   readonly defaultSchedule: string;
   readonly metrics: readonly MetricName[];
-  /**
-   * Collectors listed before this one whose first run this one waits for in
-   * a first round (start, --once): it reads what they publish.
-   */
+  /** Collectors listed before this one whose first run it waits for in a first round (start, --once): it reads what they publish. */
   readonly after?: readonly string[];
   collect(ctx: CollectorContext<K, S>, signal: AbortSignal): Promise<CollectResult<S>>;
 }

@@ -1,9 +1,6 @@
 /**
- * Every metric family the exporter publishes: the single source for the
- * exposition (HELP/TYPE lines), the label checks and docs/metrics.md.
- * This is the metric contract: names, labels and meanings are a public
- * interface that dashboards, rules and users' queries depend on. Add
- * families; never rename or relabel one (test/docs/public-metrics.ts).
+ * Every metric family: the source of the exposition's HELP/TYPE lines, the label checks and docs/metrics.md. A public contract that
+ * dashboards, rules and queries depend on: add families; never rename or relabel one (test/docs/public-metrics.ts).
  */
 export type MetricType = 'gauge' | 'counter' | 'histogram';
 
@@ -34,14 +31,10 @@ const exporterFamilies = [
   { name: 'dataprotect_collector_failures_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs that failed.' },
   { name: 'dataprotect_collector_skipped_runs_total', type: 'counter', labels: ['target', 'collector'],
     help: 'Scheduled runs skipped because the previous run was still going.' },
-  {
-    name: 'dataprotect_collector_skipped_items_total',
-    type: 'counter',
-    labels: ['target', 'collector', 'reason'],
+  { name: 'dataprotect_collector_skipped_items_total', type: 'counter', labels: ['target', 'collector', 'reason'],
     help: 'Listing items left out because they fail their checks (reason: missing_field, wrong_type, invalid_value), counted in every ' +
       'run that reads them. A skipped item is in no series and no total: a skipped asset is not counted in dataprotect_assets. The ' +
-      'series appears at the first skip.',
-  },
+      'series appears at the first skip.' },
   { name: 'dataprotect_api_requests_total', type: 'counter', labels: ['target', 'endpoint', 'code'],
     help: 'HTTP requests made to the source, by path template and status code (or error).' },
   { name: 'dataprotect_api_request_duration_seconds', type: 'histogram', labels: ['target', 'endpoint'],
@@ -54,12 +47,8 @@ const exporterFamilies = [
   { name: 'dataprotect_exporter_first_round_complete', type: 'gauge', labels: [],
     help: '1 once every enabled collector of every target has finished a first run (successful or not) since the start or the reload ' +
       'that added it.' },
-  {
-    name: 'dataprotect_exporter_collection_restarts_total',
-    type: 'counter',
-    labels: ['reason'],
-    help: 'Restarts of the collection thread after it ended unasked: out_of_memory (collection.heapLimit reached), crash or exit.',
-  },
+  { name: 'dataprotect_exporter_collection_restarts_total', type: 'counter', labels: ['reason'],
+    help: 'Restarts of the collection thread after it ended unasked: out_of_memory (collection.heapLimit reached), crash or exit.' },
   { name: 'dataprotect_config_last_reload_successful', type: 'gauge', labels: [],
     help: '1 when the last configuration load (start or reload) was applied, 0 when it was rejected.' },
   { name: 'dataprotect_config_last_reload_success_timestamp_seconds', type: 'gauge', labels: [],
@@ -116,13 +105,9 @@ const families = [
   { name: 'dataprotect_policy_info', type: 'gauge', labels: ['target', 'policy_id', 'policy', 'policy_type', 'enabled'],
     help: 'One per protection policy; value 1.' },
   { name: 'dataprotect_policy_assets', type: 'gauge', labels: ['target', 'policy'], help: 'Assets in the protection policy.' },
-  {
-    name: 'dataprotect_policy_rpo_seconds',
-    type: 'gauge',
-    labels: ['target', 'policy_id', 'policy', 'source'],
+  { name: 'dataprotect_policy_rpo_seconds', type: 'gauge', labels: ['target', 'policy_id', 'policy', 'source'],
     help: 'Recovery point objective of the protection policy; source: config (rpoByPolicy), schedule (its PROTECTION schedule: period ' +
-      'plus backup window) or default (defaultRpo). Not for EXCLUDED policies.',
-  },
+      'plus backup window) or default (defaultRpo). Not for EXCLUDED policies.' },
   { name: 'dataprotect_compliance_objectives', type: 'gauge', labels: ['target', 'policy', 'status'],
     help: 'Compliance by verified objective status (SUCCEEDED, FAILED, SKIPPED): the latest verification run of each asset and policy ' +
       'stage counts once; earlier runs are not counted.' },

@@ -35,20 +35,11 @@ export interface ActivitiesState extends CountsState<ResultKey> {
 }
 
 /**
- * Jobs of the management service (only the levels in
- * `collection.activityClassTypes`, JOB_GROUP and JOB by default).
- *
- * Read incrementally by updateTime (serial paging, counted by ledger.ts); the
- * first run also asks for every activity still queued or running, however
- * old. Activities seen QUEUED, RUNNING or PENDING_CANCELLATION are followed:
- * those that the incremental read does not bring back are asked for by id
- * until they complete or disappear, so a completion is not missed even if its
- * updateTime lags. A completion counts by its end time (the window too).
- * Label combinations once seen stay, with 0, so dashboards show 0, not "no data".
- *
- * Every series carries `class_type`: a policy run is one JOB_GROUP plus one
- * JOB per asset in the same category, so counting both under one label set
- * would count each run about twice.
+ * Jobs of the levels in `collection.activityClassTypes` (JOB_GROUP and JOB by default), read incrementally by updateTime
+ * (serial paging, ledger.ts). Active ones the incremental read does not bring back are asked for by id until they complete or
+ * disappear, so a completion whose updateTime lags is not missed. A completion counts by its end time (the window too); label
+ * sets once seen stay, with 0, so dashboards show 0, not "no data". Every series carries `class_type`: a policy run is one
+ * JOB_GROUP plus one JOB per asset, all in one category, so counting both under one label set would count each run about twice.
  */
 export const activitiesCollector = defineCollector<'management', ActivitiesState>({
   name: 'activities',
@@ -125,10 +116,8 @@ async function readActivities(client: ManagementClient, classTypes: readonly str
     counts.observe(activity.updateTime);
     apply(run, activity);
   });
-  // The first read reaches back only `window` by updateTime, and an
-  // activity's updateTime is its last state change: one queued or running
-  // since before that (a stuck job, a long initial backup) is running now
-  // all the same. Later runs see every new one appear and follow it.
+  // The first read reaches back only `window` by updateTime, an activity's last state change: one queued or running since
+  // before that (a stuck job, a long initial backup) is running all the same. Later runs see each new one appear.
   if (counts.first) {
     await read(and(isIn('classType', classTypes), isIn('state', [...ACTIVE_STATES])), (activity) => {
       if (!run.seen.has(activity.id)) apply(run, activity);
@@ -152,12 +141,10 @@ function apply(run: Run, activity: Activity): void {
     run.running.add(key, 0);
     return;
   }
-  // An activity seen running since the exporter started has never been counted,
-  // however late its completion shows: it is taken whatever its end time.
+  // An activity seen running since the exporter started has not been counted yet: it is taken whatever its end time.
   const wasActive = run.active.delete(activity.id);
   if (activity.state !== 'COMPLETED') return; // an unknown state: neither running nor completed
-  // A completion the service gives no result for is still a completion: it is counted
-  // under UNKNOWN (a status the API itself uses) rather than failing every run on one record.
+  // A completion without a result counts under UNKNOWN (a status the API uses) rather than failing every run on one record.
   const result = activity.result?.status || 'UNKNOWN';
   const taken = run.counts.take(activity.id, completionTime(activity), [classType, activity.category, result], wasActive);
   if (!taken) return;
@@ -168,11 +155,7 @@ function apply(run: Run, activity: Activity): void {
   run.categories.set(id, taken === 'counted' ? count(known, activity) : known);
 }
 
-/**
- * When the activity completed: endTime, else startTime plus duration. Only
- * when neither is there, updateTime, which moves if the record is touched
- * again later: that is the one case an activity could be counted twice.
- */
+/** endTime, else startTime plus duration, else updateTime: that moves if the record is touched again, so it could count twice. */
 function completionTime(activity: Activity): number {
   if (activity.endTime != null) return activity.endTime;
   if (activity.startTime != null && activity.duration != null) return activity.startTime + activity.duration;

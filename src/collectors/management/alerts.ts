@@ -6,11 +6,7 @@ import { uniqueBy } from '../shared/unique';
 /** severities of api-notes: their series stay at 0 when no alert is open, so "all clear" reads 0 rather than "no data" */
 const KNOWN_SEVERITIES = ['CRITICAL', 'WARNING', 'INFORMATIONAL'] as const;
 
-/**
- * The management service's own alerts by severity and whether they are
- * acknowledged (another acknowledgeState passes through as it is). Every
- * alert the service lists counts as open: the API has no closed state.
- */
+/** Alerts by severity and acknowledgement (another acknowledgeState passes through); all listed are open: the API has no closed state. */
 export const alertsCollector = defineCollector<'management'>({
   name: 'alerts',
   kind: 'management',

@@ -16,15 +16,9 @@ export interface AssetsState {
 }
 
 /**
- * Every non-deleted asset with its policy, protection status, size,
- * newest copy time and RPO, plus the counts per type and protection status.
- * It publishes the asset list (ASSET_LIST) for the other management collectors.
- *
- * Newest copy time = max(lastAvailableCopyTime, newest createTime from
- * latest-copies). Until the latest-copies collector has published, this
- * collector asks latest-copies itself for the assets without
- * lastAvailableCopyTime, so that even its first run does not count an asset
- * with copies as "without copy".
+ * Non-deleted assets (policy, protection status, size, newest copy, RPO) and counts per type and status; publishes ASSET_LIST. Newest
+ * copy = max(lastAvailableCopyTime, latest-copies' newest createTime); until the latest-copies collector has published, this one asks
+ * latest-copies for assets without lastAvailableCopyTime, so that even its first run counts no asset with copies as "without copy".
  */
 export const assetsCollector = defineCollector<'management', AssetsState>({
   name: 'assets',
@@ -50,9 +44,9 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       const times = [asset.lastAvailableCopyTime, own ? own.newest : published?.newest.get(asset.id)].filter((time) => time != null);
       assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : null });
     }
-    const rpoSecondsOf = rpoByPolicy(await currentPolicies(ctx, signal), ctx.settings);
+    const policies = await currentPolicies(ctx, signal);
     return {
-      samples: assetSamples(ctx.target.name, assets, ctx.settings, rpoSecondsOf),
+      samples: assetSamples(ctx.target.name, assets, ctx.settings, policies),
       state: { ownLatest },
       publish: [[ASSET_LIST, { readAt: now, assets }]],
       items: assets.size,
@@ -60,7 +54,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   },
 });
 
-/** latest-copies answers for assets without lastAvailableCopyTime: carried over, or asked now. */
+/** latest-copies' answers for assets without lastAvailableCopyTime: carried over, or asked now. */
 async function askLatestCopies(
   ctx: CollectorContext<'management', AssetsState>,
   raw: ReadonlyMap<string, AssetRecord>,
@@ -83,26 +77,11 @@ async function askLatestCopies(
   return ownLatest;
 }
 
-/** An asset's RPO in seconds, worked out once per policy: by id (names may repeat), else by name. */
-function rpoByPolicy(policies: Policies, settings: ExporterConfig['collection']): (asset: AssetRecord) => number {
-  const rpoSecondsByPolicy = new Map<string, number>();
-  return (asset) => {
-    const key = asset.policyId ?? `name:${asset.policyName}`;
-    let seconds = rpoSecondsByPolicy.get(key);
-    if (seconds === undefined) {
-      const schedule = asset.policyId === null ? undefined : policies.byId.get(asset.policyId)?.schedule;
-      seconds = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, settings).ms / 1000;
-      rpoSecondsByPolicy.set(key, seconds);
-    }
-    return seconds;
-  };
-}
-
 function assetSamples(
   target: string,
   assets: ReadonlyMap<string, AssetRecord>,
   settings: ExporterConfig['collection'],
-  rpoSecondsOf: (asset: AssetRecord) => number,
+  policies: Policies,
 ): Sample[] {
   const samples: Sample[] = [];
   const counts = new Tally<[string, string]>();
@@ -118,7 +97,11 @@ function assetSamples(
       samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
     }
     if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
-    if (asset.protected) samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpoSecondsOf(asset) });
+    if (asset.protected) {
+      const schedule = asset.policyId === null ? undefined : policies.byId.get(asset.policyId)?.schedule;
+      const rpo = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, settings);
+      samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpo.ms / 1000 });
+    }
   }
   const groups = ['asset_type', 'protection_status'] as const;
   return [

@@ -3,13 +3,9 @@ import type { AuditLog } from '../../clients/management/schemas';
 import { defineCollector } from '../types';
 import { EventCounts, type CountsState } from './ledger';
 
-/** running totals and window by auditType */
 export type AuditLogsState = CountsState<[auditType: string]>;
 
-/**
- * Audit entries by auditType, read incrementally by changedTime (serial
- * paging, counted by ledger.ts). Types once seen stay, with 0.
- */
+/** Audit entries by auditType, read incrementally by changedTime (serial paging, counted by ledger.ts); types once seen stay, with 0. */
 export const auditLogsCollector = defineCollector<'management', AuditLogsState>({
   name: 'audit-logs',
   kind: 'management',

@@ -1,15 +1,16 @@
+import { isStatusError } from '../../clients/errors';
 import { defineCollector } from '../types';
-import { explainForbidden } from '../shared/permission';
+import { PermissionDenied } from '../shared/permission';
 import { uniqueBy } from '../shared/unique';
 import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 
-export const CLOUD_DR_ROLE = 'Administrator or Restore Administrator';
+const ROLE = 'Administrator or Restore Administrator';
+const REPEAT_AFTER_MS = 60 * 60_000;
 
-/**
- * Cloud disaster-recovery sessions by DR type and status. The service allows
- * the listing to the Administrator and Restore Administrator roles only: an
- * account with the User role gets 403 (see permission.ts).
- */
+/** When each target last logged the missing role (epoch ms). */
+const lastLogged = new Map<string, number>();
+
+/** Cloud DR sessions by type and status. Only the Administrator and Restore Administrator roles may list them: User gets 403. */
 export const cloudDrSessionsCollector = defineCollector<'management'>({
   name: 'cloud-dr-sessions',
   kind: 'management',
@@ -22,8 +23,17 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
     try {
       listed = await ctx.client.cloudDrSessions(signal);
     } catch (error) {
+      if (!isStatusError(error, 403)) throw error;
+      // A 403 is the account's configuration, not an outage: every run gets the same answer until someone changes it, so the
+      // line is repeated at most hourly per target, lest a run every few minutes bury the log.
+      const message = `the account has no access to ${error.endpoint} (HTTP 403): the cloud-dr-sessions collector needs the ${ROLE} role`;
       const nowMs = ctx.now().getTime();
-      throw explainForbidden(error, { target, collector: 'cloud-dr-sessions', role: CLOUD_DR_ROLE, logger: ctx.logger, nowMs });
+      const last = lastLogged.get(target);
+      if (last === undefined || nowMs - last >= REPEAT_AFTER_MS || nowMs < last) {
+        lastLogged.set(target, nowMs);
+        ctx.logger.warn({ endpoint: error.endpoint, role: ROLE }, `${message}; repeated at most hourly while it lasts`);
+      }
+      throw new PermissionDenied(message);
     }
     const { unique: sessions } = uniqueBy(listed, (session) => session.id);
     const tally = new Tally<[string, string]>();

@@ -9,17 +9,10 @@ import { compositeKey } from '../../util/composite-key';
 const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
 
 /**
- * Compliance results by policy and verified-objective status (unknown
- * statuses pass through).
- *
- * The listing is history: each record is one verification run. Only the
- * latest run of each asset and stage counts, by completionTime (else
- * createdAt), whatever the listing order; records naming no asset count each
- * on their own.
- *
- * The status is read from verifiedObjectives.status (an array counts each
- * objective), else from a flat `status` (api-notes). A result with neither
- * fails the run: counting it under a made-up status would be a wrong number.
+ * Compliance results by policy and verified-objective status (unknown statuses pass through). The listing is history, one record
+ * per verification run: only the latest run of each asset and stage counts, by completionTime (else createdAt), whatever the
+ * listing order; records naming no asset count each on their own. The status is verifiedObjectives.status (an array counts each
+ * objective), else a flat `status` (api-notes). A result with neither fails the run: a made-up status would be a wrong number.
  */
 export const complianceCollector = defineCollector<'management'>({
   name: 'compliance',

@@ -11,9 +11,8 @@ import { fnv1a } from '../../util/fnv1a';
 
 interface LocationCopies {
   readonly count: number;
-  /** the sizes the copies give */
   readonly bytes: number;
-  /** copies without a size: while there are any, the location's total size is unknown */
+  /** copies without a size (not in bytes): while there are any, the location's total size is unknown */
   readonly unsized: number;
   /** retention times (epoch ms, ascending) of the copies that have one */
   readonly expiries: readonly number[];
@@ -38,22 +37,13 @@ export interface CopiesState {
 }
 
 /**
- * Number and total size of each asset's live copies, per location (the
- * client leaves out copies in a deletion state, copy-states.ts).
- *
- * Incremental, so that a large estate is not asked for every asset's copies on
- * every run. An asset's copies are read again only when it is new, its
- * lastAvailableCopyTime or updatedAt changed, its copy-metrics fingerprint
- * changed (copies tiered to the cloud, deleted by the service, or added while
- * lastAvailableCopyTime lags), or its periodic re-read is due (once per
- * `collection.copiesFullRescanPeriod`; the first one after a cold start at a
- * per-asset point of the period's second half, so they do not all fall
- * together). Between reads, copies whose retentionTime has passed are removed
- * locally. When only a quarter of the run's time limit is left, no further
- * asset is read: a cold start on a large or slow estate then takes a few runs
- * instead of failing at every one.
- *
- * The state keeps two numbers per expiring copy, never the copy objects.
+ * Number and total size of each asset's live copies per location (the client drops deletion states, copy-states.ts), read
+ * incrementally so that a large estate is not asked for every asset's copies each run: an asset's copies are read again only when
+ * it is new, its lastAvailableCopyTime or updatedAt changed, its copy-metrics fingerprint changed (copies tiered, deleted by the
+ * service, or added while lastAvailableCopyTime lags), or its re-read is due (every `collection.copiesFullRescanPeriod`; after a
+ * cold start at a per-asset point of the period's second half, so that they do not all fall together). Expired copies are dropped
+ * locally. With a quarter of the time limit left, no further asset is read: a cold start on a large or slow estate takes a few
+ * runs instead of failing each. The state keeps two numbers per expiring copy, never the copy objects.
  */
 export const copiesCollector = defineCollector<'management', CopiesState>({
   name: 'copies',
@@ -91,9 +81,7 @@ function keepUnchanged(
     if (!perAssetSeriesFor(ctx.settings, asset)) continue;
     const known = ctx.state?.assets.get(asset.id);
     const fingerprint = published?.byAsset.get(asset.id) ?? null;
-    // A fingerprint that was not known at the read can be adopted only if it
-    // was taken before that read: one taken later may include a change the
-    // read did not see, hidden until the periodic re-read.
+    // A fingerprint unknown at the read is adopted only if taken before it: a later one may hide a change the read missed.
     const unknownAtRead = known !== undefined && known.fingerprint === null && fingerprint !== null;
     const adoptable = unknownAtRead && published !== undefined && published.readAt <= known.readAt;
     const changed =
@@ -125,8 +113,7 @@ async function readCopies(
     const known = ctx.state?.assets.get(asset.id);
     // A quarter of the time limit is kept for the reads already started.
     if (limit && limit.leftMs() < limit.totalMs / 4) {
-      // What was known stays (less what expired) and still differs from the
-      // asset list, is due, or is absent: the next run reads it.
+      // What was known stays (less what expired); it still differs from the asset list, is due or is absent: the next run reads it.
       if (known) next.set(asset.id, dropExpired(known, now));
       return;
     }
@@ -153,9 +140,8 @@ async function copiesOf(client: ManagementClient, assetId: string, signal: Abort
     return await collectAll(client.assetCopies(assetId, {}, signal));
   } catch (error) {
     if (!isStatusError(error, 404)) throw error;
-    // Deleted between the asset list and now (it will leave the list too),
-    // unless the service still lists it: a 404 "may also mask a 401 or 403"
-    // (the seed), and skipping would drop its series while reporting success.
+    // Deleted since the asset list (it will leave the list too), unless the service still lists it: a 404 "may also mask a
+    // 401 or 403" (the seed), and skipping would drop its series while reporting success.
     const asset = await client.asset(assetId, signal);
     if (asset !== undefined && asset.deleted !== true) {
       const message = `HTTP 404 for the copies of asset ${assetId.slice(0, 64)}, which the service still lists: `
@@ -180,10 +166,7 @@ function copySamples(target: string, assets: readonly AssetRecord[], next: Reado
   return samples;
 }
 
-/**
- * Copies grouped by location ("unknown" for a copy that gives none); copies
- * already past their retention time are left out.
- */
+/** Copies grouped by location ("unknown" for a copy that gives none), without those already past their retention time. */
 export function aggregate(copies: readonly Copy[], now: number): Map<string, LocationCopies> {
   const byLocation = new Map<string, { count: number; bytes: number; unsized: number; expiring: Array<[number, number]> }>();
   for (const copy of copies) {

@@ -5,15 +5,9 @@ import { compositeKey } from '../../util/composite-key';
 import type { CopyMetrics } from '../../clients/management/schemas';
 
 /**
- * The newest copy per asset and policy stage type (PROTECTION,
- * REPLICATION, CLOUD_TIER ...), so that the recency of replicated and
- * cloud-tier copies can be watched like backups. Assets missing from the
- * asset list (deleted) are left out. The endpoint pages at random only, so
- * rows past the 10,000th cannot be read: their assets have no series here
- * (the client logs it).
- *
- * It publishes a fingerprint of each asset's copy metrics
- * (COPY_FINGERPRINTS), the copies collector's signal that its copies changed.
+ * The newest copy per asset and stage type (PROTECTION, REPLICATION, CLOUD_TIER ...), to watch replicated and tiered copies like
+ * backups; deleted assets are left out. The endpoint pages at random only: past its 10,000th row, assets get no series (the client
+ * logs it). Publishes each asset's copy-metrics fingerprint (COPY_FINGERPRINTS), the copies collector's signal of a change.
  */
 export const copyMetricsCollector = defineCollector<'management'>({
   name: 'copy-metrics',

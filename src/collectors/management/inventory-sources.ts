@@ -4,10 +4,8 @@ import { Tally } from '../shared/tally';
 import { uniqueBy } from '../shared/unique';
 
 /**
- * Whether each inventory source's last discovery succeeded and when it ran.
- * A source without a discovery result (application hosts, storage systems,
- * groups often have none) gets no success series: it has not failed. Two
- * sources with the same name get their id appended to the `source` label.
+ * Each inventory source's last discovery result and time. A source without a result (application hosts, storage systems, groups
+ * often have none) gets no success series: it has not failed. Sources sharing a name get their id appended to `source`.
  */
 export const inventorySourcesCollector = defineCollector<'management'>({
   name: 'inventory-sources',

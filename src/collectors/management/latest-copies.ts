@@ -1,12 +1,7 @@
 import { defineCollector } from '../types';
 import { currentAssets, LATEST_COPY_TIMES, newestCopies } from './published';
 
-/**
- * The newest copy of every asset, published (LATEST_COPY_TIMES) for the
- * assets collector, which combines it with lastAvailableCopyTime: that can lag
- * behind the copies that exist. Its own metric counts the assets whose
- * lastAvailableCopyTime lags: how much the correction matters.
- */
+/** The newest copy of every asset, for the assets collector (lastAvailableCopyTime can lag); its metric counts the assets where it lags. */
 export const latestCopiesCollector = defineCollector<'management'>({
   name: 'latest-copies',
   kind: 'management',

@@ -1,23 +1,13 @@
 /**
- * Counting events from a listing read incrementally by a time field
- * (activities by updateTime, audit entries by changedTime), so that each event
- * after `ctx.collectingSince` is counted exactly once, in running totals by
- * label set, and the events of the trailing `collection.window` are known,
- * rebuilt from the service by the first run that succeeds:
- *
- * - each run asks for events at or after `watermark - OVERLAP` (the newest time
- *   seen so far, minus an overlap for events that become visible late);
- * - ids seen at or after `countFrom` are remembered, so the overlap never
- *   counts one twice; older ids are forgotten (memory stays bounded by the
- *   overlap plus one run's worth of events);
- * - events before `countFrom` are never counted: either history from before
- *   collecting started (read by the first successful run, remembered but not
- *   counted, so a restart never replays it), or already counted.
- *
- * The watermark never goes past the exporter's clock plus the overlap: one
- * event stamped far ahead (a service clock that jumped, a corrupt record)
- * would otherwise push every later query past the events that keep
- * appearing. Such an event is still counted once.
+ * Counts the events of a listing read incrementally by a time field (activities by updateTime, audit entries by changedTime):
+ * each event after `ctx.collectingSince` exactly once, in running totals by label set; the trailing `collection.window` is
+ * rebuilt from the service by the first run that succeeds.
+ * - Each run asks from `watermark - OVERLAP` (the newest time seen, less an overlap for events that show late).
+ * - The ids of events at or after `countFrom` are remembered, so the overlap counts none twice; older ones are forgotten.
+ * - Events before `countFrom` never count: history from before collecting started (read by the first successful run,
+ *   remembered but not counted, so a restart never replays it), or already counted.
+ * - The watermark never passes the exporter's clock plus the overlap: one event stamped far ahead (a service clock that jumped,
+ *   a corrupt record) would push every later query past the events still appearing. Such an event still counts once.
  */
 
 import type { Logger } from 'pino';
@@ -27,7 +17,6 @@ import { Tally, type TallyEntry } from '../shared/tally';
 /** How far each run reaches back behind the newest time seen. */
 export const WATERMARK_OVERLAP_MS = 10 * 60_000;
 
-/** What a counting collector keeps between runs. */
 export interface CountsState<K extends readonly string[]> {
   /** newest event time seen (the service's clock), epoch ms */
   readonly watermark: number;
@@ -41,11 +30,8 @@ export interface CountsState<K extends readonly string[]> {
 }
 
 /**
- * One run of a counting collector. The previous state is never changed (a
- * failed run must leave it as it was) and not deep-cloned either: the totals
- * and the ids are copied, the window is filtered into a new array sharing its
- * entries (never changed). A structuredClone of a window of 100,000+ events
- * per run would be a large share of the collector's time and garbage.
+ * One run of a counting collector. It never changes the previous state (a failed run must leave it as it was), nor deep-clones
+ * it (a window of 100,000+ events would cost much time and garbage): totals and ids are copied, the window is filtered.
  */
 export class EventCounts<K extends readonly string[]> {
   readonly totals: Tally<K>;
@@ -70,8 +56,7 @@ export class EventCounts<K extends readonly string[]> {
     this.first = state === undefined;
     this.latest = now + WATERMARK_OVERLAP_MS;
     this.windowStart = now - clock.settings.window;
-    // A watermark already further (the exporter's clock went back) is kept:
-    // lowering it, and countFrom with it, would count forgotten events again.
+    // A watermark already further (the exporter's clock went back) stays: lowering it, and countFrom, would count forgotten events.
     this.watermark = state?.watermark ?? Math.min(this.windowStart, collectingSince);
     // Times are whole milliseconds: what happened after the start is what happened from the next one on.
     this.countFrom = state?.countFrom ?? collectingSince + 1;
@@ -92,13 +77,9 @@ export class EventCounts<K extends readonly string[]> {
   }
 
   /**
-   * Takes one event under its label set: 'counted' when it is new and not
-   * before countFrom (or `followed`: seen running after collecting started,
-   * whatever its time); 'history' when a first run reads it from before
-   * collecting started (its label set shows, with 0); undefined when it was
-   * taken before, or is before countFrom in a later run (counted and
-   * forgotten). What is taken is remembered, history included, so that a
-   * listing showing one event twice does not take it twice.
+   * Takes the event: 'counted' when new and not before countFrom (or `followed`: seen running after collecting started);
+   * 'history' when a first run reads it from before collecting started (its label set shows, with 0); undefined when taken
+   * before, or before countFrom in a later run. History is remembered too, so a listing showing one event twice takes it once.
    */
   take(id: string, time: number, key: K, followed = false): 'counted' | 'history' | undefined {
     if (this.seen.has(id)) return undefined;
@@ -119,10 +100,7 @@ export class EventCounts<K extends readonly string[]> {
     return tally;
   }
 
-  /**
-   * The state for the next run, forgetting ids that can no longer come back
-   * inside the overlap; warns of the events dated beyond `latest`.
-   */
+  /** The state for the next run, forgetting ids that can no longer come back inside the overlap; warns of events beyond `latest`. */
   finish(logger: Logger, events: string): CountsState<K> {
     if (this.ahead > 0) {
       const problem =

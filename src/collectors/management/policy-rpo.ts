@@ -1,14 +1,7 @@
 /**
- * The recovery point objective of a protection policy, derived from the
- * schedule of its PROTECTION stage so that it follows the policy when an
- * operator changes the schedule: the period of its most frequent scheduled
- * operation plus a grace for the backup window (the schedule's `duration`,
- * else `collection.rpoGrace`).
- *
- * An operation the exporter cannot read is left out and the others of the
- * stage still count; a stage with none readable gives the default. The
- * protection-policies collector logs the reason: an unreadable policy never
- * fails a collector.
+ * A policy's RPO from its PROTECTION stage's schedule, so that it follows a changed schedule: the period of its most frequent
+ * scheduled operation plus a grace for the backup window (the schedule's `duration`, else `collection.rpoGrace`). Unreadable
+ * operations are left out; a stage with none readable gives the default. protection-policies logs why; none fails a collector.
  */
 import type { ExporterConfig } from '../../config/load';
 import type { RpoGrace } from '../../config/schema';
@@ -26,11 +19,7 @@ const FREQUENCY_MS: Readonly<Record<string, number>> = {
   YEARLY: 366 * DAY_MS,
 };
 
-/**
- * A share-of-period grace never goes below this: a copy shows only once its
- * backup has finished and been catalogued, and 25 % of an hour is shorter
- * than many backups: the out-of-RPO alert would page for assets on schedule.
- */
+/** A share grace's floor: a copy shows once its backup is catalogued, and many backups outlast 15 minutes: on-time assets would page. */
 export const MIN_SHARE_GRACE_MS = HOUR_MS;
 
 /** What the PROTECTION stage says about the policy's backups. */
@@ -80,11 +69,7 @@ function readOperation(operation: unknown): ProtectionSchedule | undefined {
   return readSchedule(operation.schedule);
 }
 
-/**
- * The policy's backup schedule from its `stages`: the most frequent readable
- * scheduled operation of its PROTECTION stage(s); one that cannot be read is
- * named in `skipped`.
- */
+/** The most frequent readable scheduled operation of the PROTECTION stage(s) in `stages`; one that cannot be read is named in `skipped`. */
 export function readProtectionSchedule(stages: unknown): ProtectionSchedule {
   if (!Array.isArray(stages)) return { readable: false, reason: 'no stages' };
   let best: Extract<ProtectionSchedule, { readable: true }> | undefined;

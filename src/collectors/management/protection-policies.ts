@@ -10,16 +10,9 @@ export interface ProtectionPoliciesState {
 }
 
 /**
- * One info series per policy, the number of assets in each, and each
- * policy's RPO with where it comes from (policy-rpo.ts).
- *
- * dataprotect_policy_assets counts the assets of the published asset list
- * (the same assets as dataprotect_assets), by policy name, so policies
- * sharing a name are summed; before that list exists, the policy's own
- * summary.numberOfAssets when the service sends it.
- *
- * A policy whose schedule cannot be read is logged once per reason (kept in
- * the state), not at every run.
+ * Each policy's info, number of assets, and RPO with its source (policy-rpo.ts). dataprotect_policy_assets counts the published
+ * asset list's assets (as dataprotect_assets) by policy name, so policies sharing a name are summed; before that list exists, the
+ * policy's summary.numberOfAssets if sent. An unreadable schedule is logged once per reason (kept in the state), not every run.
  */
 export const protectionPoliciesCollector = defineCollector<'management', ProtectionPoliciesState>({
   name: 'protection-policies',

@@ -1,8 +1,4 @@
-/**
- * What the management collectors publish for the others of the same target
- * (`ctx.shared`), and the reads that stand in for a published value that is
- * missing or older than `collection.staleAfter`.
- */
+/** What the management collectors publish for each other (`ctx.shared`), and the reads for a value missing or older than staleAfter. */
 import { LATEST_COPIES_BATCH } from '../../clients/management/client';
 import { collectAll } from '../../clients/management/paging';
 import type { Asset, ProtectionPolicy } from '../../clients/management/schemas';
@@ -64,11 +60,7 @@ export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.cop
 
 type ManagementContext = CollectorContext<'management', unknown>;
 
-/**
- * The value another collector published, or `read()` before its first
- * success and once the published one is older than staleAfter (its
- * publisher keeps failing: its value must not steer the others forever).
- */
+/** The published value, or `read()` when none is or it is older than staleAfter: a failing publisher must not steer the others forever. */
 async function publishedOrRead<T extends { readAt: number }>(
   ctx: ManagementContext,
   key: SharedKey<T>,
@@ -134,11 +126,7 @@ function toAssetRecord(asset: Asset, policies: Policies['byId'] | undefined): As
   };
 }
 
-/**
- * The protection status label and whether RPO applies: the service's
- * protectionStatus as sent, else (the seed's asset has no such field) derived
- * from the policy.
- */
+/** The protection status label and whether RPO applies: protectionStatus as sent, else (the seed's asset has none) from the policy. */
 function protectionOf(asset: Asset, policyType: string | null | undefined): { status: string; protected: boolean } {
   if (asset.protectionStatus) return { status: asset.protectionStatus, protected: asset.protectionStatus === 'PROTECTED' };
   const policyId = asset.protectionPolicyId ?? asset.protectionPolicy?.id ?? asset._embedded?.protectionPolicy?.id;

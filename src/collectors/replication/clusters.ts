@@ -1,11 +1,7 @@
 import { defineCollector, type Sample } from '../types';
 import { uniqueBy } from '../shared/unique';
 
-/**
- * Replication appliance clusters: connected = registered and connectionStatus
- * OK. An unregistered cluster has no address or connectionStatus (seed): it is
- * reported as not connected, which is a value, not an error.
- */
+/** Replication clusters, connected = registered and connectionStatus OK; an unregistered one (no connectionStatus) reads 0, no error. */
 export const clustersCollector = defineCollector({
   name: 'clusters',
   kind: 'replication',

@@ -1,10 +1,6 @@
 import pLimit from 'p-limit';
 
-/**
- * Runs `work` on every item, at most `limit` at once. The first failure ends
- * it: no further item starts, and the ones running are not awaited (their
- * requests end with the run's signal).
- */
+/** Runs `work` on each item, `limit` at once; the first failure starts no further item and awaits none running (the signal ends them). */
 export async function forEachConcurrent<T>(
   items: readonly T[],
   limit: number,

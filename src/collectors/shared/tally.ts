@@ -2,11 +2,7 @@ import type { MetricName } from '../../metrics/catalog';
 import { compositeKey } from '../../util/composite-key';
 import type { Labels, Sample } from '../types';
 
-/**
- * The label value of a record counted without the field that names its
- * group (the models leave severity, status, location ... optional): the
- * record still counts, so totals stay true, and no known group is made up.
- */
+/** The label of a record missing the field of its group (optional in the models): it still counts, and no known group is made up. */
 export const UNKNOWN_LABEL = 'unknown';
 
 /** One label set (its values, in label order) and its count: what a counting collector's state keeps. */
@@ -21,11 +17,7 @@ export class Tally<K extends readonly string[]> {
     for (const { key, value } of entries) this.add(key, value);
   }
 
-  /**
-   * An amount of 0 makes the key present, so a series can show 0 instead of
-   * disappearing. Returns the tally's own array of the key's values, one per
-   * label set, for a caller that keeps the key once per event.
-   */
+  /** An amount of 0 makes the key present (its series shows 0). Returns the tally's own key array, so per-event keys share it. */
   add(key: K, amount = 1): K {
     const id = compositeKey(key);
     const entry = this.counts.get(id);

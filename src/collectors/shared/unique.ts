@@ -1,8 +1,4 @@
-/**
- * Keeps the first record per key. Two records with one key would give two
- * series with identical labels, which breaks the whole exposition; the
- * duplicates' keys are returned so the collector can log them.
- */
+/** Keeps the first record per key: duplicate series break the whole exposition. Returns the duplicates' keys for the collector to log. */
 export function uniqueBy<T>(records: readonly T[], key: (record: T) => string): { unique: T[]; duplicates: string[] } {
   const seen = new Set<string>();
   const unique: T[] = [];

@@ -2,11 +2,7 @@ import { defineCollector } from '../types';
 import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 import { collectPerSystem, type PerSystemState } from './per-system';
 
-/**
- * Active alerts per system, counted by severity and class. Only combinations
- * that occur get a series: severities times classes would be many zeros, and
- * an alert rule on `> 0` needs none of them.
- */
+/** Active alerts per system by severity and class, only combinations that occur: all would be mostly zeros that no `> 0` rule needs. */
 export const alertsCollector = defineCollector<'storage', PerSystemState>({
   name: 'alerts',
   kind: 'storage',

@@ -6,11 +6,8 @@ import { collectPerSystem, type PerSystemState } from './per-system';
 const COLLECTED_TIERS: readonly CapacityTier[] = ['active', 'cloud'];
 
 /**
- * Capacity of every system: the newest capacity sample of each tier (its top
- * level, or its `tier_capacity_usage[]` entry on the real products). A tier
- * the system does not have (no sample, or a physical capacity of 0, as a
- * system without cloud storage reports its cloud tier) gets no series: zeros
- * there would read as "full" in used/total ratios and as a factor of 0.
+ * The newest capacity sample of each tier (top level, or its `tier_capacity_usage[]` entry on real products). A tier the system lacks
+ * (no sample, or physical capacity 0, as a cloud tier without cloud storage) gets no series: zeros would mean "full" and a factor of 0.
  */
 export const capacityCollector = defineCollector<'storage', PerSystemState>({
   name: 'capacity',
@@ -37,18 +34,14 @@ export const capacityCollector = defineCollector<'storage', PerSystemState>({
   },
 });
 
-/**
- * Whether the system has the tier: a physical capacity above 0, or, where
- * the sample gives no physical_capacity (the model leaves it optional),
- * logical data stored in it.
- */
+/** A physical capacity above 0, or, where the sample gives no physical_capacity (the model leaves it optional), logical data stored. */
 function hasTier(sample: TierCapacity): boolean {
   if (sample.physical_capacity) return sample.physical_capacity.total > 0;
   return (sample.logical_capacity?.used ?? 0) > 0;
 }
 
 /** The tier's series; the physical ones only when the sample gives physical_capacity. */
-export function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] {
+function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] {
   const { physical_capacity: physical, logical_capacity: logical } = sample;
   const samples: Sample[] = [];
   if (physical) {
@@ -64,10 +57,7 @@ export function capacitySamples(labels: Labels, sample: TierCapacity): Sample[] 
   return samples;
 }
 
-/**
- * The appliance's own factor when it gives one; else logical used / physical
- * used. Nothing stored means no factor (the appliance says 0 then), not 0.
- */
+/** The appliance's own factor, else logical used / physical used; nothing stored means no factor (the appliance says 0 then), not 0. */
 function compressionFactor(sample: TierCapacity): number | undefined {
   const physicalUsed = sample.physical_capacity?.used;
   if (physicalUsed === undefined) return sample.compression_factor || undefined;

@@ -8,19 +8,11 @@ export interface PerSystemState {
 }
 
 /**
- * Runs `read` for every system the target has (one appliance, or every system
- * a management center manages) and isolates their failures:
- *
- * - Each system's outcome is published in
- *   dataprotect_storage_system_collector_success{system_id, collector}.
- * - A system that fails is logged (warn, with its id and the error) and its
- *   last good samples are carried forward up to `staleAfter`, then removed:
- *   the same rule the exporter applies to a whole failing collector, applied
- *   to the failing system only. The other systems' series are fresh.
- * - When discovery fails, or every system fails, the run fails: a target-level
- *   problem shows in dataprotect_collector_success and dataprotect_up.
- * - When this run's own time limit ends it, the run fails rather than passing
- *   off an incomplete answer as partial system failures.
+ * Runs `read` for every system of the target (one appliance, or each system of a management center), isolating failures:
+ * - each system's outcome is dataprotect_storage_system_collector_success{system_id, collector};
+ * - a failing system is logged (warn) and its last good samples are kept up to `staleAfter`, the rule for a failing collector;
+ * - when discovery or every system fails, the run fails: a target-level problem shows in dataprotect_collector_success and dataprotect_up;
+ * - when this run's own time limit ends it, the run fails rather than passing off an incomplete answer as system failures.
  */
 export async function collectPerSystem(
   collector: string,

@@ -27,12 +27,8 @@ export const replicationContextsCollector = defineCollector<'storage', PerSystem
   },
 });
 
-/**
- * A context that never synchronised (no or zero syncEpoch) has no lag series:
- * "now minus 1970" would be a number that looks real and is not. A syncEpoch
- * slightly ahead of our clock (skew) reads as lag 0.
- */
-export function contextSamples(target: string, systemId: string, context: ReplicationContext, nowSeconds: number): Sample[] {
+/** No lag series for a context never synchronised (no or zero syncEpoch): "now minus 1970" is no lag. A syncEpoch ahead reads as 0. */
+function contextSamples(target: string, systemId: string, context: ReplicationContext, nowSeconds: number): Sample[] {
   const labels = { target, system_id: systemId, context: context.id };
   const samples: Sample[] = stateSet(REPLICATION_STATES, context.state).map(([state, value]) => ({
     name: 'dataprotect_storage_replication_state',
