@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { readYamlFile, substituteEnv } from './config/yaml-file';
 import { settlesWithin } from './util/settles-within';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import type { ParsedConfig } from './config/schema';
+import type { ExporterConfig } from './config/schema';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 
@@ -110,7 +110,7 @@ const SHUTDOWN_TIMEOUT_MS = 5_000;
  * problem (missing file, bad YAML, wrong types) gives {}: tracing then follows
  * the environment only, and the CLI's full validation reports the problem.
  */
-export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): ParsedConfig['tracing'] {
+export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): ExporterConfig['tracing'] {
   const read = readYamlFile(file);
   const section = 'value' in read ? (read.value as { tracing?: unknown } | null)?.tracing : undefined;
   if (!section || typeof section !== 'object') return {};
@@ -137,7 +137,7 @@ const listOf = (value: string | undefined): string[] =>
  * `warn` says so, as the operator who set them expects traces.
  */
 export function planTracing(
-  file: ParsedConfig['tracing'],
+  file: ExporterConfig['tracing'],
   env: NodeJS.ProcessEnv = process.env,
   warn: ExportFailureLog = stderrWarn,
 ): TracingPlan | undefined {
