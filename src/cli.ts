@@ -93,8 +93,7 @@ async function runOnce(config: ExporterConfig, options: CliOptions, logger: Logg
     } else process.stdout.write(text);
     return results.every((result) => result === 'success') ? EXIT.success : EXIT.collectorFailed;
   } finally {
-    // The exit codes say what was written: what the stop cut short (a dead OTLP endpoint) is only logged.
-    // src/main.ts sends the spans.
+    // What the stop cut short is only logged: the exit codes say what was written. src/main.ts sends the spans.
     const deadline = new StopDeadline();
     await exporter.stop(deadline);
     if (deadline.cutShort.length > 0) logger.warn({ cutShort: deadline.cutShort }, 'stop cut short');

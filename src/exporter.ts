@@ -15,12 +15,7 @@ import { ownedTargets, shardAssignment } from './scheduler/sharding';
 import type { Tracing } from './tracing';
 import { FLUSH_MS, SPANS_STEP, StopDeadline } from './stop-deadline';
 
-/**
- * The settings read only at start that differ between the running and the
- * next configuration: a reload applies everything else, and says which of
- * these wait for a restart. logLevel is one: the per-target loggers are
- * children that copied the level when they were made.
- */
+/** The start-only settings `next` changes, which a reload names as waiting for a restart (per-target loggers copied logLevel). */
 function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): string[] {
   const changed: string[] = [];
   if (next.web.listenAddress !== started.web.listenAddress) changed.push('web.listenAddress');
@@ -63,14 +58,12 @@ export class Exporter {
     // The configuration it is given is validated and applied: the first successful load.
     this.selfMetrics.recordConfigLoad(true, options.now?.() ?? new Date());
     const { collectorsFor, now, tracing } = options;
-    const observer = this.selfMetrics;
     if (options.inThread || collectorsFor || now) {
-      // Loaded only to collect in this thread: the serving thread otherwise never holds the clients, collectors
-      // and OTLP modules (a heap of 20 MB instead of 7, and a GC pause for every megabyte of it).
+      // Loaded only here: the serving thread otherwise never holds the collection modules (a heap of 20 MB instead of 7, longer GC pauses).
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { ExporterRuntime: InThread } = require('./runtime') as typeof import('./runtime');
-      this.runtime = new InThread(config, { logger, observer, collectorsFor, now });
-    } else this.runtime = new CollectionHost(config, { logger, observer, tracing: tracing?.plan });
+      this.runtime = new InThread(config, { logger, observer: this.selfMetrics, collectorsFor, now });
+    } else this.runtime = new CollectionHost(config, { logger, observer: this.selfMetrics, tracing: tracing?.plan });
     this.selfMetrics.recordFirstRound(this.runtime.firstRoundComplete());
     this.renderer = new MetricsRenderer(() => this.runtime.store, this.selfMetrics, () => this.config.collection.staleAfter);
   }
@@ -85,10 +78,7 @@ export class Exporter {
         const owner = owners.get(target);
         return owner !== undefined && owner !== shard ? { shard: owner, ownShard: shard } : undefined;
       },
-      // Ready = this process can serve scrapes: its configuration is loaded and it listens. An
-      // upstream that never answers must not take the pod out of the Service (and every other
-      // target with it): its state is dataprotect_up, the first round's is on / and in
-      // dataprotect_exporter_first_round_complete.
+      // Loaded and listening: an upstream that never answers must not take the pod, and every other target, out of the Service.
       isReady: () => this.server?.listening === true,
       logger: this.logger,
       // Read per request: a reload that adds, removes or rotates users applies at once.
@@ -96,8 +86,7 @@ export class Exporter {
     });
     const { web } = this.startedConfig;
     if (web.basicAuthUsers && !web.tls) this.logger.warn('web.basicAuthUsers without web.tls: scrapers send their passwords in clear text');
-    // The verifying thread starts with the exporter, not with the first login: the first logins
-    // (a flood, as likely as a scraper) then find it ready and do not wait for its start.
+    // The bcrypt thread starts now, not at the first login: the first logins (a flood, as likely as a scraper) then do not wait for it.
     if (web.basicAuthUsers) sharedBcryptWorker.start();
     this.server = await listen(app, web);
     this.logger.info({ address: this.address() }, 'listening');
@@ -117,12 +106,9 @@ export class Exporter {
     return `${this.startedConfig.web.tls ? 'https' : 'http'}://${host}:${info.port}`;
   }
 
-  /**
-   * Collection applies its part (ExporterRuntime.applyConfig); basic-auth users apply at the next request, and the
-   * TLS pair is read again: throws, before anything changes, when it cannot be.
-   */
+  /** Basic-auth users apply at the next request; the TLS pair is read again first, and throws before anything changes. */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
-    // Read before changing anything; new connections use it, open ones keep theirs.
+    // New connections use it, open ones keep theirs.
     const tls = this.server && this.startedConfig.web.tls && next.web.tls ? readTlsPair(next.web.tls) : undefined;
     this.config = next;
     const change = await this.runtime.applyConfig(next);

@@ -1,9 +1,5 @@
 #!/usr/bin/env node
-/**
- * Entry point. Kept tiny on purpose: tracing (when configured) must start
- * before the modules it instruments are loaded, so everything else is
- * required only after that.
- */
+/** Entry point, tiny on purpose: tracing must start before the modules it instruments load, so everything else is required after it. */
 import {
   DEFAULT_CONFIG_PATH,
   configFileFromArgs,

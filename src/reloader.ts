@@ -19,20 +19,8 @@ export interface ReloaderDeps {
   debounceMs?: number;
 }
 
-/**
- * Reloads the configuration on SIGHUP and when the file changes. Reloads run
- * one at a time. A bad new file is logged and rejected: the running
- * configuration stays.
- *
- * The watch is on the file's directory, not on the file: editors that save by
- * writing a new file and renaming it over the old one, and Kubernetes, which
- * updates a mounted ConfigMap by swapping a `..data` symlink, both replace the
- * file's inode, and a watch on the old inode would go silent. Any event in the
- * directory leads, after a quiet time, to reading the file; only a content
- * different from the last one read is applied.
- */
+/** Reloads on SIGHUP and file changes; it watches the directory, as editors and Kubernetes (a ConfigMap's symlink) replace the inode. */
 export class ConfigReloader {
-  /** reloads run one at a time, after the ones already asked for */
   private readonly serial = pLimit(1);
   private lastText: string | undefined;
   private watcher: FSWatcher | undefined;

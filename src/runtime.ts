@@ -105,11 +105,7 @@ export class ExporterRuntime implements Collection {
     return active;
   }
 
-  /**
-   * The jobs of the target's enabled collectors, in their registry's order,
-   * registered in the store with their schedules: a job of `kept` is reused
-   * (its state with it) with the settings the target now gives it.
-   */
+  /** The jobs of the target's enabled collectors, registered in the store; a job of `kept` is reused, with its state. */
   private jobsFor(runtime: TargetRuntime, kept: readonly CollectorJob[]): CollectorJob[] {
     const target = runtime.config;
     const jobs: CollectorJob[] = [];
@@ -151,11 +147,7 @@ export class ExporterRuntime implements Collection {
     return results.flat();
   }
 
-  /**
-   * Every collector of the target once (src/scheduler/first-round.ts). They share the target's connections, so
-   * the service sees no more requests at a time than in any other run, and a first round on a large estate
-   * takes about its longest chain (assets, copy-metrics, copies) instead of the sum of all collectors.
-   */
+  /** Every collector once, sharing the target's connections as any run does: a first round takes its longest chain, not the sum of all. */
   private runFirstRound(target: ActiveTarget): Promise<RunResult[]> {
     return runInFirstRoundOrder(target.jobs, (job) => job.definition, (job) => job.run());
   }
@@ -173,11 +165,7 @@ export class ExporterRuntime implements Collection {
     });
   }
 
-  /**
-   * Whether every enabled collector of every target has finished a first
-   * run, successful or not. Not the readiness of the process: a target that
-   * never answers would keep it false, and that is dataprotect_up's news.
-   */
+  /** Whether every collector has finished a run; not readiness, which a target that never answers would hold back forever. */
   firstRoundComplete(): boolean {
     return this.store.all().every((record) => record.lastRunEndAt !== undefined);
   }
@@ -186,11 +174,7 @@ export class ExporterRuntime implements Collection {
     this.deps.observer?.recordFirstRound(this.firstRoundComplete());
   }
 
-  /**
-   * Targets added are started, removed ones stopped, changed ones restarted. A target whose only change is in
-   * its collectors' settings (schedule, timeout, enabled) keeps its client, its collectors' state (counters,
-   * watermarks) and its series: it is rescheduled, not restarted.
-   */
+  /** A target whose collectors' settings alone changed keeps its client, its collectors' state (counters, watermarks) and its series. */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const change = configChange(this.config, next);
     this.config = next;
@@ -211,11 +195,7 @@ export class ExporterRuntime implements Collection {
     return change;
   }
 
-  /**
-   * Keeps the jobs that stay enabled, with their state and their runs going
-   * on, and moves them to their new schedules: nothing runs early. A
-   * collector disabled stops and loses its series; one enabled runs at once.
-   */
+  /** Moves the jobs still enabled, with their state and their runs going on, to their new schedules: nothing runs early. */
   private async rescheduleTarget(active: ActiveTarget, target: TargetConfig): Promise<void> {
     active.runtime.config = target;
     const previous = active.jobs;
@@ -252,7 +232,7 @@ export class ExporterRuntime implements Collection {
   /** Aborts the runs (their results discarded) and logs out; queued events and spans get half of `budgetMs`, at most FLUSH_MS. */
   async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.scheduling = false;
-    // Jobs of a first round still going on are not in the scheduler yet: both are stopped at once.
+    // Jobs of a first round still going on are not in the scheduler yet.
     await Promise.all([this.scheduler.stop(), ...[...this.targets.values()].flatMap((target) => target.jobs.map((job) => job.stop()))]);
     await Promise.all([...this.targets.values()].map((target) => this.closeClient(target)));
     const flushMs = Math.min(FLUSH_MS, budgetMs / 2);

@@ -1,17 +1,11 @@
 import { settlesWithin } from './util/settles-within';
 
-/**
- * How long a stop (SIGTERM, SIGINT) may take: a third of Kubernetes' default
- * grace period of 30 s, so a rollout never ends in a SIGKILL. Each step of
- * the stop waits only for what is left of it; when time runs out the process
- * exits anyway, with code 1 and a log line naming what was cut short.
- */
+/** How long a stop may take: a third of Kubernetes' default grace period of 30 s, so a rollout never ends in a SIGKILL. */
 export const STOP_DEADLINE_MS = 10_000;
 
 /** Longest wait for the last estate events and spans at stop: a dead OTLP endpoint must not hold the process. */
 export const FLUSH_MS = 5_000;
 
-/** The step of a stop that flushes the spans, as `StopDeadline.cutShort` names it. */
 export const SPANS_STEP = 'exporting the last spans';
 
 /** Kept back from each step's own time limit, for the steps after it and the exit itself. */
@@ -29,16 +23,11 @@ export class StopDeadline {
     this.endsAt = now() + totalMs;
   }
 
-  /** The time a step may give itself: at most `capMs`, less a reserve for the steps after it and the exit. */
   budgetMs(capMs = Infinity): number {
     return Math.max(0, Math.min(capMs, this.endsAt - this.now() - RESERVE_MS));
   }
 
-  /**
-   * Waits for `work` until the deadline; resolves true when it finished in
-   * time, false (and remembers `step`) when not. The work is not cancelled:
-   * the caller aborts what it can, and the exit ends the rest.
-   */
+  /** Whether `work` finished by the deadline (else `step` is cut short). It is not cancelled: the caller aborts what it can. */
   async bound(step: string, work: Promise<unknown>): Promise<boolean> {
     const finished = await settlesWithin(work, this.endsAt - this.now());
     if (!finished) this.cutShort.push(step);

@@ -1,24 +1,13 @@
-/**
- * OpenTelemetry traces: the OTLP/HTTP exporter of the NodeSDK, started by
- * src/main.ts before the rest of the exporter loads.
- *
- * Off unless the config file sets `tracing.enabled: true` or the environment
- * asks for traces (OTEL_TRACES_EXPORTER=otlp, OTEL_EXPORTER_OTLP_ENDPOINT or
- * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT). When off, the SDK is never loaded: the
- * spans of the collectors and the HTTP core then go to the API's no-op tracer.
- *
- * This module may only import node built-ins, `yaml` (through config/yaml-file)
- * and types: it runs before tracing starts.
- */
+/** OpenTelemetry traces, started by src/main.ts before what they instrument loads: so this module loads no package but `yaml`. */
 import { parseArgs } from 'node:util';
 import { readYamlFile, substituteEnv } from './config/yaml-file';
 import { settlesWithin } from './util/settles-within';
+import { FLUSH_MS } from './stop-deadline';
 import type { NodeSDK } from '@opentelemetry/sdk-node';
-import type { ParsedConfig } from './config/schema';
+import type { ExporterConfig } from './config/schema';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 
-/** What the SDK is started with. */
 export interface TracingPlan {
   /** traces URL given by the config file; undefined: the exporter reads OTEL_EXPORTER_OTLP_* */
   endpoint?: string;
@@ -30,11 +19,7 @@ export interface TracingPlan {
 
 export interface Tracing {
   plan: TracingPlan;
-  /**
-   * Exports the spans still buffered and stops, waiting at most `timeoutMs`
-   * (5 s by default); never throws; false when it gave up waiting. Only the
-   * first call's limit counts: later calls get the same outcome.
-   */
+  /** Exports the buffered spans and stops within `timeoutMs`; never throws; false when it gave up. Later calls get the first's outcome. */
   shutdown(timeoutMs?: number): Promise<boolean>;
   /** where failed span exports are reported from now on (until then: JSON lines on stderr) */
   reportTo(log: ExportFailureLog): void;
@@ -46,11 +31,7 @@ export type ExportFailureLog = (fields: Record<string, unknown>, message: string
 /** One line per minute at most: a dead collector fails every batch, every few seconds. */
 const EXPORT_FAILURE_LOG_INTERVAL_MS = 60_000;
 
-/**
- * The OTLP exporter fails silently: a wrong endpoint looked like "no
- * traces". This wrapper reports failed exports, the first at once, then one
- * line a minute with the number of batches and spans lost meanwhile.
- */
+/** Reports failed exports, silent otherwise (a wrong endpoint looked like "no traces"): the first at once, then a line a minute. */
 export class ReportingSpanExporter implements SpanExporter {
   private lastLogAt: number | undefined;
   private failedBatches = 0;
@@ -102,15 +83,9 @@ export function stderrWarn(fields: Record<string, unknown>, message: string): vo
 export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
 /** Defined here rather than in cli.ts: main.ts reads the file before loading the CLI. */
 export const DEFAULT_CONFIG_PATH = '/etc/dataprotect-exporter/config.yaml';
-/** Longest wait for the last spans at exit: a dead collector must not hold the process. */
-const SHUTDOWN_TIMEOUT_MS = 5_000;
 
-/**
- * The `tracing:` section of a config file, read without validation. Any
- * problem (missing file, bad YAML, wrong types) gives {}: tracing then follows
- * the environment only, and the CLI's full validation reports the problem.
- */
-export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): ParsedConfig['tracing'] {
+/** The file's `tracing:` section, unvalidated: any problem gives {}, so tracing follows the environment and the CLI reports the problem. */
+export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = process.env): ExporterConfig['tracing'] {
   const read = readYamlFile(file);
   const section = 'value' in read ? (read.value as { tracing?: unknown } | null)?.tracing : undefined;
   if (!section || typeof section !== 'object') return {};
@@ -125,24 +100,17 @@ export function readTracingSettings(file: string, env: NodeJS.ProcessEnv = proce
   return { enabled, endpoint: text(raw.endpoint), serviceName: text(raw.serviceName) };
 }
 
-const isTrue = (value: string | undefined): boolean => value?.trim().toLowerCase() === 'true';
-const listOf = (value: string | undefined): string[] =>
-  (value ?? '').split(',').map((item) => item.trim().toLowerCase()).filter(Boolean);
-
 /**
- * Whether and how to trace. The config file's values win over the OTEL_*
- * variables, which fill in what the file leaves unset. OTEL_SDK_DISABLED=true
- * and OTEL_TRACES_EXPORTER=none turn tracing off whatever the file says. An
- * explicit `enabled: false` wins over OTEL_* variables that ask for traces:
- * `warn` says so, as the operator who set them expects traces.
+ * The file's values win, the OTEL_* variables fill in the rest; OTEL_SDK_DISABLED=true and OTEL_TRACES_EXPORTER=none turn tracing off.
+ * So does `enabled: false`, with a warning, as whoever set OTEL_* variables asking for traces expects them.
  */
 export function planTracing(
-  file: ParsedConfig['tracing'],
+  file: ExporterConfig['tracing'],
   env: NodeJS.ProcessEnv = process.env,
   warn: ExportFailureLog = stderrWarn,
 ): TracingPlan | undefined {
-  const exporters = listOf(env.OTEL_TRACES_EXPORTER);
-  if (isTrue(env.OTEL_SDK_DISABLED) || exporters.includes('none')) return undefined;
+  const exporters = (env.OTEL_TRACES_EXPORTER ?? '').split(',').map((item) => item.trim().toLowerCase());
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || exporters.includes('none')) return undefined;
   let fromEnv: string | undefined;
   if (exporters.includes('otlp')) fromEnv = 'OTEL_TRACES_EXPORTER=otlp';
   else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) fromEnv = 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT';
@@ -158,13 +126,7 @@ export function planTracing(
   return { endpoint: file.endpoint, serviceName, reason };
 }
 
-/**
- * Starts the NodeSDK with an OTLP/HTTP trace exporter (batching, sampler and
- * headers from the OTEL_* variables) and an AsyncLocalStorage context manager.
- * Traces only: the SDK's default metric and log exporters are switched off
- * (the metrics are Prometheus's business). Undefined when the SDK does not
- * start: traces are a diagnostic and must not keep the exporter from running.
- */
+/** Starts the NodeSDK, traces only (metrics are Prometheus's business); undefined when it fails: traces must not stop the exporter. */
 export function startTracing(plan: TracingPlan, onFailure: (error: Error) => void = () => undefined): Tracing | undefined {
   let sdk: NodeSDK;
   let exporter: ReportingSpanExporter;
@@ -186,7 +148,7 @@ export function startTracing(plan: TracingPlan, onFailure: (error: Error) => voi
   let stopping: Promise<boolean> | undefined;
   return {
     plan,
-    shutdown: (timeoutMs = SHUTDOWN_TIMEOUT_MS) =>
+    shutdown: (timeoutMs = FLUSH_MS) =>
       // a failed export is reported by the exporter: only running out of time is false
       (stopping ??= settlesWithin(sdk.shutdown(), timeoutMs)),
     reportTo: (log) => exporter.reportTo(log),

@@ -1,28 +1,14 @@
-/**
- * Targets' configurations as comparable text: a reload restarts a target
- * whose text changed, and a collection thread resumes a job's counters only
- * for a target whose source is the same. Light on purpose: the serving
- * thread reckons reloads with it too.
- */
+/** Targets' configurations as comparable text. Light on purpose: the serving thread reckons reloads with it too. */
 import type { ExporterConfig, TargetConfig } from './load';
 import type { ConfigChange } from '../runtime';
 import { ownedTargets } from '../scheduler/sharding';
 
 /** A target's configuration as comparable text (the password included, so a rotated secret restarts the target). */
-function fingerprintOf(target: Omit<TargetConfig, 'collectors'>): string {
+function fingerprintOf(target: TargetConfig): string {
   return JSON.stringify({ ...target, password: target.password.reveal() });
 }
 
-/** The part of a target's configuration its client and its collectors' data depend on: all but the per-collector settings. */
-function sourceFingerprintOf({ collectors: _collectors, ...source }: TargetConfig): string {
-  return fingerprintOf(source);
-}
-
-/**
- * What applying `next` changes among the targets this replica collects under
- * `previous`: a target whose source (all but its collectors' settings) changed
- * is restarted, one whose collectors' settings alone changed is rescheduled.
- */
+/** What `next` changes among this replica's targets: a change beyond its collectors' settings restarts a target, one within reschedules. */
 export function configChange(previous: ExporterConfig, next: ExporterConfig): ConfigChange {
   const before = new Map(ownedTargets(previous).map((target) => [target.name, target]));
   const after = ownedTargets(next);
@@ -31,7 +17,7 @@ export function configChange(previous: ExporterConfig, next: ExporterConfig): Co
   for (const target of after) {
     const old = before.get(target.name);
     if (!old) change.added.push(target.name);
-    else if (sourceFingerprintOf(target) !== sourceFingerprintOf(old)) change.restarted.push(target.name);
+    else if (fingerprintOf({ ...target, collectors: {} }) !== fingerprintOf({ ...old, collectors: {} })) change.restarted.push(target.name);
     else if (fingerprintOf(target) !== fingerprintOf(old)) change.rescheduled.push(target.name);
   }
   return change;

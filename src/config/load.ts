@@ -1,14 +1,11 @@
 import { readYamlFile, substituteEnv } from './yaml-file';
-import { configSchema, targetKinds, type ParsedConfig, type TargetKind } from './schema';
+import { configSchema, targetKinds, type ExporterConfig, type TargetKind } from './schema';
 import { check, formatPath } from '../util/validation';
 
-export type { TargetKind } from './schema';
+export type { ExporterConfig, TargetKind } from './schema';
 
 /** A target as the rest of the exporter sees it: secrets resolved and wrapped, CA loaded. Durations are milliseconds. */
-export type TargetConfig = ParsedConfig['targets'][number];
-
-/** The whole configuration; every duration field is in milliseconds. */
-export type ExporterConfig = ParsedConfig;
+export type TargetConfig = ExporterConfig['targets'][number];
 
 /** One message per problem, each naming the field path, e.g. `targets[0].url: must be an http:// or https:// URL`. */
 export class ConfigError extends Error {
@@ -21,10 +18,7 @@ export class ConfigError extends Error {
 /** Names of the collectors that exist for each target kind, to reject typos in `collectors:`. */
 export type KnownCollectors = Record<TargetKind, readonly string[]>;
 
-/**
- * Replaces ${VAR} in every string of the document, reporting unset variables by field path
- * (an unset one is left as written, so the schema does not report the same field again).
- */
+/** Replaces ${VAR} in every string, reporting unset ones by field path (left as written, so the schema does not report them again). */
 function substituteEnvDeep(node: unknown, env: NodeJS.ProcessEnv, path: PropertyKey[], problems: string[]): unknown {
   if (typeof node === 'string') {
     const unset: string[] = [];
@@ -41,11 +35,7 @@ function substituteEnvDeep(node: unknown, env: NodeJS.ProcessEnv, path: Property
   return node;
 }
 
-/**
- * Checks on the raw target list, reported even when other fields are wrong:
- * target names label every series, so two targets may not share one, and
- * `collectors:` names only collectors of the target's kind (typos).
- */
+/** Checks reported even when other fields are wrong: no two targets share a name (it labels every series), no unknown collector. */
 function targetListProblems(raw: unknown, known: KnownCollectors | undefined): string[] {
   const targets = (raw as { targets?: unknown } | undefined)?.targets;
   if (!Array.isArray(targets)) return [];

@@ -28,41 +28,21 @@ function parseDuration(value: string | number): number | undefined {
   return total;
 }
 
-/** A duration given as seconds or a string like "30s", "5m", "24h"; parsed to milliseconds. */
 const duration = parsedBy(parseDuration, 'is not a duration (use e.g. 30s, 5m, 24h, 7d)');
 
 const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero');
 
-/** A byte size given as a number of bytes or a string like "64MiB", "512KiB", "100MB"; parsed to bytes. */
 const byteSize = parsedBy((value) => parseBytes(value) || undefined, 'is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)');
 
-/**
- * The largest legitimate answers, measured on the simulator's large estate, are
- * a 10,000-item page of assets (13 MB) and the replication plugin's whole VM
- * list (5 MB at 5,000 VMs, so 25 MB at the 25,000 VMs of a 50,000-asset
- * estate): 64 MiB leaves them 2.5 times the room.
- */
-export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 ** 2;
-/**
- * The most items one listing may return. The largest listings of a
- * 50,000-asset estate, scaled from the simulator's large estate (10,000
- * assets, 100,000 activities a day, 1,000,000 audit entries over seven days),
- * are the audit entries (about 700,000) and activities (about 500,000) of
- * the 24 h window a first run reads. Two million leaves them room and still
- * ends a listing that never ends at 2,000 pages of the default page size.
- */
-export const DEFAULT_MAX_LISTING_ITEMS = 2_000_000;
-/**
- * Bytes of response bodies buffered at once across all targets: a few large
- * pages of every target at once, and with a 320 MB heap cap (docs/sizing.md's
- * setting for 10,000 assets) it keeps the process inside a 512 MiB memory
- * limit when every upstream streams a body that never ends.
- */
-export const DEFAULT_MAX_BUFFERED_RESPONSE_BYTES = 96 * 1024 ** 2;
+/** 2.5 times the largest answers: a 10,000-asset page (13 MB) and a 50,000-asset estate's VM list (25 MB, scaled from the simulator). */
+const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 ** 2;
+/** Room for 24 h of audit entries (700,000) or activities (500,000) of 50,000 assets; an endless listing ends at 2,000 default pages. */
+const DEFAULT_MAX_LISTING_ITEMS = 2_000_000;
+/** A few large pages per target; with docs/sizing.md's 320 MB heap, 512 MiB suffice even when every upstream sends endless bodies. */
+const DEFAULT_MAX_BUFFERED_RESPONSE_BYTES = 96 * 1024 ** 2;
 /** docs/sizing.md: enough for 50,000 assets; a smaller estate may lower it */
 const DEFAULT_COLLECTION_HEAP_LIMIT = 640 * 1024 ** 2;
 
-/** A file the configuration names, as text; an issue at `path` when it cannot be read. */
 function fileText(file: string, path: PropertyKey[], ctx: z.RefinementCtx): string | undefined {
   const read = readNamedFile(file);
   if ('content' in read) return read.content.toString('utf8');
@@ -159,11 +139,7 @@ const targetSettings = z
     };
   });
 
-/**
- * A basic-auth password: given in the file (usually as ${ENV_VAR}) or read from
- * `passwordFile` (a Kubernetes or Docker secret), or a bcrypt hash as in
- * Prometheus's web config. Resolved here into a Secret, so it never prints.
- */
+/** A basic-auth password (in the file, from `passwordFile`, or a bcrypt hash as in Prometheus's web config), as a Secret. */
 const basicAuthPassword = z
   .union([z.string().min(1), z.object({ passwordFile: z.string().min(1) }).strict()])
   .transform((value, ctx) => {
@@ -216,10 +192,7 @@ const collectionSettings = z
     defaultRpo: positiveDuration.default(24 * 3_600_000),
     /** RPO per protection policy name or id; overrides the one derived from the policy's schedule */
     rpoByPolicy: z.record(z.string(), positiveDuration).default({}),
-    /**
-     * added to a schedule's period when the schedule gives no duration; a share
-     * has a floor of 1 h (src/collectors/management/policy-rpo.ts)
-     */
+    /** added to a schedule's period when it gives no duration; a share has a floor of 1 h (src/collectors/management/policy-rpo.ts) */
     rpoGrace: rpoGrace.default({ kind: 'share', share: 0.25 }),
     /** trailing window of dataprotect_activities_window and dataprotect_audit_events_window */
     window: positiveDuration.default(24 * 3_600_000),
@@ -248,16 +221,11 @@ const tracingSettings = z
   })
   .strict();
 
-/**
- * The estate's own events forwarded over OTLP/HTTP (src/otlp): to
- * tracing.endpoint (its /v1/traces and /v1/logs), else where the
- * OTEL_EXPORTER_OTLP_* variables say, with their headers.
- */
+/** Estate events over OTLP/HTTP (src/otlp): to tracing.endpoint's /v1/traces and /v1/logs, else where OTEL_EXPORTER_OTLP_* say. */
 const otlpSettings = z
   .object({
     /** completed activities as spans (JOB_GROUP root, JOB and TASK children) */
     activities: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
-    /** audit entries as log records */
     auditLogs: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
     /** how far back the first run after start forwards what completed before it (default 0: only what completes after start) */
     backfill: duration.default(0),
@@ -286,7 +254,7 @@ const shardingSettings = z
   })
   .strict()
   .superRefine((sharding, ctx) => {
-    // Checked here, so that a bad value is a configuration error and not a crash at start.
+    // A bad value is a configuration error, not a crash at start.
     const index = shardIndexOf(sharding.index);
     if (index === undefined) {
       ctx.addIssue({ code: 'custom', path: ['index'], message: `"${sharding.index}" is neither a number nor a name ending in one` });
@@ -309,4 +277,5 @@ export const configSchema = z
   })
   .strict();
 
-export type ParsedConfig = z.output<typeof configSchema>;
+/** The whole configuration; every duration field is in milliseconds. */
+export type ExporterConfig = z.output<typeof configSchema>;

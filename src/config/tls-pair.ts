@@ -17,14 +17,7 @@ function usable<T>(parse: () => T, problem: string): T {
   }
 }
 
-/**
- * Reads web.tls's certificate and key and checks that they are usable: the
- * certificate file starts with a PEM certificate, the key file holds an
- * unencrypted private key, and the key is the certificate's. Checked when the
- * configuration is read (start, --check-config, reload), so a bad pair is a
- * configuration error naming the setting and the file, never an OpenSSL
- * message at listen time.
- */
+/** Reads web.tls's pair with the configuration: a bad one is a configuration error naming the file, not an OpenSSL error at listen time. */
 export function readTlsPair(tls: { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
   const cert = readSetting(tls.certFile, 'certFile');
   const key = readSetting(tls.keyFile, 'keyFile');

@@ -1,13 +1,4 @@
-/**
- * A completed activity as an OpenTelemetry span, built directly as the
- * ReadableSpan an OTLP exporter sends: its times are the activity's own, and
- * its ids come from the activity ids, which a tracer cannot give.
- *
- * Status: FAILED and OK_WITH_ERRORS are ERROR (the run has errors an
- * operator should look at); OK is OK; CANCELED, SKIPPED and UNKNOWN are
- * UNSET (nothing went wrong that the span could show; the result status
- * attribute tells which).
- */
+/** A completed activity as the ReadableSpan an OTLP exporter sends: a tracer cannot give it the activity's own times and ids. */
 import { createHash } from 'node:crypto';
 import { SpanKind, SpanStatusCode, TraceFlags, type Attributes, type SpanContext, type SpanStatus } from '@opentelemetry/api';
 import { millisToHrTime } from '@opentelemetry/core';
@@ -17,13 +8,9 @@ import type { Activity } from '../clients/management/schemas';
 
 export const ACTIVITY_SCOPE = { name: 'dataprotect-exporter/activities' };
 
-/**
- * Trace and span ids derived from the estate's own ids, so that an activity
- * exported twice (a restart with a backfill) is the same span, and a job
- * that completes before its group still lands in the group's trace. The
- * target's name is part of the input: two services may use the same ids.
- */
+/** Ids from the estate's: a resent activity is the same span, and a job done before its group is in the group's trace. */
 function hex(kind: string, target: string, id: string, length: number): string {
+  // The target's name too: two services may use the same ids.
   const digest = createHash('sha256').update(`${kind}\u0000${target}\u0000${id}`).digest('hex').slice(0, length);
   // All zeros is the invalid id of the W3C trace context; sha-256 gives it with probability 2^-64.
   return /^0+$/.test(digest) ? `${digest.slice(0, -1)}1` : digest;
@@ -44,13 +31,13 @@ export interface ActivityPlace {
   parentId?: string;
 }
 
+/** ERROR for errors an operator should look at; CANCELED, SKIPPED and UNKNOWN are UNSET (nothing went wrong; the result attribute says). */
 function spanStatusOf(result: string): SpanStatus {
   if (result === 'FAILED' || result === 'OK_WITH_ERRORS') return { code: SpanStatusCode.ERROR, message: result };
   if (result === 'OK') return { code: SpanStatusCode.OK };
   return { code: SpanStatusCode.UNSET };
 }
 
-/** start and end in epoch ms: the activity's, else derived from the duration; undefined when unknown */
 function timesOf(activity: Activity): { start: number; end: number } | undefined {
   const derivedEnd = activity.startTime != null && activity.duration != null ? activity.startTime + activity.duration : undefined;
   const end = activity.endTime ?? derivedEnd;
@@ -82,7 +69,6 @@ function attributesOf(activity: Activity, result: string, durationMs: number): A
   return attributes;
 }
 
-/** The span of a completed activity; undefined when it has no usable start and end. */
 export function activitySpan(target: string, activity: Activity, place: ActivityPlace, resource: Resource): ReadableSpan | undefined {
   const times = timesOf(activity);
   if (!times) return undefined;

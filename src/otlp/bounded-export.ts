@@ -1,11 +1,4 @@
-/**
- * A bounded export queue between collection and an OTLP exporter. Adding
- * never waits: items beyond `maxQueueSize` are discarded and counted, and so
- * are the items of a batch the endpoint refused or never answered (the
- * exporter's own timeout and retries bound each export). One export at a
- * time: a slow endpoint fills the queue, and the queue drops, instead of
- * piling up requests or memory.
- */
+/** An OTLP export queue that never waits and exports one batch at a time: a slow endpoint makes it drop, not pile up requests or memory. */
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { settlesWithin } from '../util/settles-within';
 
@@ -17,7 +10,6 @@ export interface BatchExporter<T> {
 
 export interface BoundedExportOptions {
   maxQueueSize: number;
-  /** items per export request */
   maxBatchSize: number;
   /** how long an incomplete batch waits for more */
   scheduleDelayMs: number;
@@ -42,7 +34,6 @@ export class BoundedExportQueue<T> {
     return this.queue.length;
   }
 
-  /** Queues what fits and drops the rest (counted); never waits for the endpoint. */
   add(items: readonly T[]): void {
     if (this.stopped || items.length === 0) return;
     const room = this.options.maxQueueSize - this.queue.length;

@@ -1,15 +1,4 @@
-/**
- * Forwards the estate's own events over OTLP/HTTP: completed activities as
- * spans (activity-spans.ts), audit entries as log records. The collector job hands over the events of each
- * successful run (CollectResult.events), so each is forwarded exactly when
- * the counters count it; `accept` only queues, it never waits for the
- * endpoint (bounded-export.ts).
- *
- * A TASK's trace is its job group's, which only its job names: tasks whose
- * job has not been seen yet wait for it (jobs complete after their tasks),
- * at most PENDING_TASK_MS of collection time and MAX_PENDING_TASKS of them;
- * past that they go out in a trace of their job's own.
- */
+/** Forwards each run's events as the counters count them; a TASK waits for its job, which completes later and names its group's trace. */
 import type { Logger } from 'pino';
 import { millisToHrTime } from '@opentelemetry/core';
 import { SeverityNumber, type LogAttributes } from '@opentelemetry/api-logs';
@@ -34,7 +23,6 @@ const MAX_PENDING_TASKS = 50_000;
 const PENDING_TASK_MS = 6 * 3_600_000;
 const AUDIT_SCOPE = { name: 'dataprotect-exporter/audit' };
 
-/** What the forwarder keeps of one target. */
 interface TargetState {
   resource: Resource;
   /** job id -> id of its job group (its own id when it has none) */
@@ -58,7 +46,6 @@ export class EstateEventForwarder {
     private readonly onDropped: (signal: OtlpSignal, count: number) => void,
     private readonly now: () => number,
   ) {
-    // tracing.endpoint is the traces URL; the logs URL is its sibling /v1/logs
     const { otlp, tracing: { endpoint, serviceName } } = config;
     // Exclusive: with no backfill, what completed at the start is history like what completed before.
     this.forwardAfter = now() - otlp.backfill;
@@ -88,7 +75,6 @@ export class EstateEventForwarder {
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 
-  /** Queues the events of one successful run of a target's collector; returns at once. */
   accept(target: string, events: EstateEvents): void {
     const after = events.history ? this.forwardAfter : Number.NEGATIVE_INFINITY;
     if (this.spans && events.activities?.length) this.acceptActivities(target, events.activities, after);
@@ -108,16 +94,11 @@ export class EstateEventForwarder {
     await Promise.all([this.spans?.flush(), this.logs?.flush()]);
   }
 
-  /** tasks waiting for their job to complete (see the module comment) */
   get pendingTasks(): number {
     return this.pendingCount;
   }
 
-  /**
-   * Sends what is queued within `timeoutMs` and stops; what could not be
-   * sent, and the tasks still waiting for their job, are counted as lost
-   * (a restart with otlp.backfill sends them again, with the same ids).
-   */
+  /** Sends what is queued within `timeoutMs` and stops; the rest, waiting tasks included, is counted lost (a backfill may resend it). */
   async shutdown(timeoutMs: number): Promise<void> {
     if (this.spans && this.pendingCount > 0) this.onDropped('traces', this.pendingCount);
     for (const state of this.targets.values()) state.waitingTasks.clear();
@@ -186,12 +167,7 @@ export class EstateEventForwarder {
   }
 }
 
-/**
- * An audit entry as an OpenTelemetry log record (the ReadableLogRecord the
- * logs SDK hands its exporters), stamped with the entry's changedTime.
- * Severity: INFO, and WARN for the auditType SECURITY (logins, users, roles,
- * certificates: what a security team watches for).
- */
+/** An audit entry as a log record: WARN for the auditType SECURITY (logins, users, roles, certificates: what a security team watches). */
 function auditRecord(entry: AuditLog, resource: Resource, observedMs: number): ReadableLogRecord {
   const attributes: LogAttributes = { 'dataprotect.audit.id': entry.id, 'dataprotect.audit.type': entry.auditType };
   const optional: Array<[string, string | null | undefined]> = [
@@ -230,7 +206,6 @@ export function logsUrlOf(tracesUrl: string | undefined): string | undefined {
   return /\/v1\/traces\/?$/.test(tracesUrl) ? tracesUrl.replace(/\/v1\/traces\/?$/, '/v1/logs') : undefined;
 }
 
-/** The estate-event forwarder of the configuration, or none when both signals are off. */
 export function forwarderFor(
   config: ExporterConfig,
   logger: Logger,

@@ -1,7 +1,4 @@
-/**
- * Byte sizes in configuration: a number of bytes, or a string such as "64MiB",
- * "512KiB", "1GiB" (powers of 1024) or "100MB" (powers of 1000).
- */
+/** Byte sizes in configuration: a number of bytes, or a string such as "64MiB" (powers of 1024) or "100MB" (powers of 1000). */
 const UNIT_BYTES: Record<string, number> = {
   B: 1,
   KB: 1e3,

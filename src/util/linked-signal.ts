@@ -1,11 +1,4 @@
-/**
- * A signal that aborts when its parent does, or when its own time limit
- * passes, and lets go of the parent once disposed. It stands where
- * `AbortSignal.any([parent, AbortSignal.timeout(ms)])` would: on Node 20 every
- * such composite stays among a long-lived parent's dependants for good
- * (nodejs/node#54614), and one per HTTP attempt of a target's lifetime grew
- * the collection thread without bound.
- */
+/** Instead of AbortSignal.any([parent, timeout]), which Node 20 keeps forever under a long-lived parent (nodejs/node#54614). */
 import { setMaxListeners } from 'node:events';
 
 export class LinkedSignal {
@@ -19,8 +12,7 @@ export class LinkedSignal {
     private readonly parent: AbortSignal | undefined,
     timeoutMs?: number,
   ) {
-    // Every request in flight under it listens to it: more than Node's default of 10 is normal
-    // (a large estate's paging), and each listener goes at dispose().
+    // Every request in flight under it listens: more than Node's default of 10 is normal, and each goes at dispose().
     setMaxListeners(Infinity, this.controller.signal);
     if (parent?.aborted) this.followParent();
     else parent?.addEventListener('abort', this.followParent, { once: true });
@@ -36,7 +28,6 @@ export class LinkedSignal {
     return this.controller.signal;
   }
 
-  /** Aborts it (and nothing upstream of it). */
   abort(): void {
     this.controller.abort();
   }

@@ -1,11 +1,7 @@
 import pino, { type Logger, type LevelWithSilent } from 'pino';
 import { trace } from '@opentelemetry/api';
 
-/**
- * JSON logs on stdout. Credentials are redacted by path as a second line of
- * defence (passwords are Secret objects that print as [REDACTED] anyway), and
- * each line written inside a traced collector run carries its trace and span ids.
- */
+/** Credentials redacted by path, a second line of defence: passwords are Secret objects that print as [REDACTED] anyway. */
 export const REDACTED_PATHS = [
   'password',
   '*.password',
@@ -20,12 +16,7 @@ export const REDACTED_PATHS = [
   'refresh_token',
 ];
 
-/**
- * The `err` field of every line, whatever was passed: an Error gives its
- * class (ApiError, TypeError, ...) rather than pino's "Object" for an object
- * it does not recognise, a string its text. No stack: a failing collector
- * logs every few minutes, and its class and message say what happened.
- */
+/** The `err` field: an Error's class (ApiError...), not pino's "Object". No stack: a failing collector logs every few minutes. */
 export function serializeError(value: unknown) {
   if (value instanceof Error) {
     const code = (value as { code?: unknown }).code;

@@ -1,10 +1,6 @@
 import { inspect } from 'node:util';
 
-/**
- * A credential that cannot leak by accident: printing, logging, JSON-encoding
- * or string-interpolating it gives "[REDACTED]". Only reveal() gives the value,
- * and only the HTTP clients call it.
- */
+/** A credential that prints, logs, JSON-encodes and interpolates as "[REDACTED]"; only the HTTP clients call reveal(). */
 export class Secret {
   readonly #value: string;
 
@@ -29,18 +25,11 @@ export class Secret {
   }
 }
 
-/** What a credential is replaced with in text that came from an upstream. */
 const REDACTED = '[REDACTED]';
 /** Tokens remembered: the current one and those it replaced a moment ago, which an answer in flight may still quote. */
 const KEPT_TOKENS = 4;
 
-/**
- * Removes the credentials the exporter knows for one target from text an
- * upstream wrote (an error body may echo the request: its body, its
- * Authorization header). Each credential is looked for as sent and as an
- * echo may spell it: JSON-escaped (once and twice), URL-encoded, base64 and
- * base64url. Its fields are private (#): printing or logging it shows none of them.
- */
+/** Removes one target's credentials from upstream text, which may echo the request; its private (#) fields never print. */
 export class Redactor {
   readonly #fixed: readonly string[];
   #tokens: string[] = [];

@@ -1,9 +1,4 @@
-/**
- * One run of shared work at a time (one login, one discovery): a caller that
- * arrives while it runs waits for the same promise, and the first caller
- * after it settles, fulfilled or not, starts a new run. A caller's signal
- * ends its own wait, not the shared work: another caller may still want it.
- */
+/** One run of shared work at a time (one login, one discovery); a caller's signal ends its own wait only, as others may want the work. */
 export class SingleFlight<T> {
   private running: Promise<T> | undefined;
 
@@ -21,7 +16,6 @@ export class SingleFlight<T> {
     });
   }
 
-  /** Resolves once no run is in flight (whatever its outcome). */
   async settled(): Promise<void> {
     await this.running?.catch(() => undefined);
   }

@@ -1,11 +1,4 @@
-/**
- * The one way the exporter checks input against a zod schema, for the
- * configuration and the APIs' answers alike, and the one way a problem is
- * told: `path: message`, the path written as the input spells it
- * (`targets[0].url`, `content[3].size`). The configuration lists every
- * problem; the API clients quote a few in an ApiError (`summarize`), bounded,
- * since an answer may be huge and its messages go to logs and traces.
- */
+/** Checks input against zod schemas. Clients quote few problems (`summarize`): an answer may be huge, and errors go to logs and traces. */
 import type { z } from 'zod';
 
 export interface IssueFormat {
@@ -23,12 +16,10 @@ export type ProblemKind = 'missing_field' | 'wrong_type' | 'invalid_value';
 /** Longest problem line: enough to name the field and say what is wrong, never a quoted body. */
 const MAX_LINE_CHARS = 200;
 
-/** Checks `input` against `schema`; on failure one `path: message` line per issue. */
 export function check<S extends z.ZodType>(schema: S, input: unknown, format: IssueFormat = {}): Checked<z.output<S>> {
   const result = schema.safeParse(input);
   if (result.success) return { ok: true, value: result.data };
-  // Again with reportInput, so that each issue carries the value a wrong type's line describes. Only
-  // for an input that failed: the option costs zod its compiled path (5-9 times slower per item).
+  // Again with reportInput, for the value a wrong type's line names: only on failure, as it makes zod 5-9 times slower per item.
   const { issues } = (schema.safeParse(input, { reportInput: true }).error ?? result.error) as z.ZodError;
   return { ok: false, problems: issues.map((issue) => issueLine(issue, format)), kind: problemKind(issues[0]) };
 }
@@ -38,7 +29,7 @@ function problemKind(issue: z.core.$ZodIssue | undefined): ProblemKind {
   return issue.input === undefined ? 'missing_field' : 'wrong_type';
 }
 
-/** "targets[0].url" or "content[3].size" from a path; `at` is written first. */
+/** "targets[0].url" from a path; `at` is written first. */
 export function formatPath(path: ReadonlyArray<PropertyKey>, at = ''): string {
   let out = at;
   for (const part of path) {
@@ -48,21 +39,14 @@ export function formatPath(path: ReadonlyArray<PropertyKey>, at = ''): string {
   return out;
 }
 
-/**
- * At most `max` problems in one bounded line, saying how many more there are:
- * what an error message about a bad answer quotes.
- */
+/** At most `max` problems in one bounded line, saying how many more there are. */
 export function summarize(problems: readonly string[], max: number): string {
   const more = problems.length - max;
   const shown = problems.slice(0, max).map((problem) => oneLine(problem, MAX_LINE_CHARS));
   return shown.join('; ') + (more > 0 ? ` (and ${more} more)` : '');
 }
 
-/**
- * One issue as a line. A wrong type is told from the value the input holds
- * there ("expected number, got string", "got nothing (field missing)"): zod's
- * own message for it does not say that a field is simply absent.
- */
+/** One issue as a line; a wrong type names the value found ("got nothing (field missing)"), which zod's message does not. */
 function issueLine(issue: z.core.$ZodIssue, format: IssueFormat): string {
   const where = formatPath(issue.path, format.at) || (format.whole ?? '(input)');
   const problem = issue.code === 'invalid_type' ? `expected ${issue.expected}, got ${describeValue(issue.input)}` : issue.message;
@@ -75,7 +59,6 @@ function describeValue(value: unknown): string {
   return Array.isArray(value) ? 'array' : typeof value;
 }
 
-/** The text on one line, cut to `max` characters. */
 export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, ' ').trim();
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
