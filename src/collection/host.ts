@@ -1,9 +1,6 @@
 /**
- * The serving thread's side of collection: starts the collection thread
- * (worker.ts) with its heap ceiling, mirrors what it reports into a store
- * of ready results, and restarts it with back-off when it dies (out of
- * memory, a crash). While it is down, scrapes go on with the last results
- * under the usual staleness rules and its collectors report failure.
+ * The serving thread's side of collection: runs the collection thread (worker.ts) under its heap ceiling, mirrors its reports into a
+ * store, and restarts it with back-off when it dies; meanwhile scrapes serve the last results as usual and its collectors report failure.
  */
 import { Worker } from 'node:worker_threads';
 import { extname, join } from 'node:path';
@@ -37,19 +34,7 @@ class CollectionStopped extends Error {
   }
 }
 
-export interface CollectionHostDeps {
-  logger: Logger;
-  tracing?: TracingPlan;
-  /** modules the collection thread loads first (the bench's instrumentation) */
-  preload?: string[];
-  observer: CollectionObserver & { onCollectionRestart(reason: RestartReason): void };
-}
-
-/**
- * Loads the worker's module beside this one: compiled JavaScript, or
- * TypeScript (under tsx and ts-jest) through tsx's require hook. Evaluated
- * from source, as a worker's execArgv cannot bring a loader along.
- */
+/** Loads worker.js beside this one, or worker.ts (tsx, ts-jest) via tsx's require hook; run from source, as execArgv brings no loader. */
 const BOOTSTRAP = `
 const { workerData } = require('node:worker_threads');
 if (workerData.loader) require(workerData.loader);
@@ -73,18 +58,19 @@ export class CollectionHost implements Collection {
   /** how far advanceClock moved the collection clock: a restarted thread keeps it */
   private clockOffsetMs = 0;
   private restartTimer: NodeJS.Timeout | undefined;
-  /**
-   * The last checkpoint of each job that counts the estate's events, by
-   * target and collector: the next thread resumes from them. Those of a
-   * target removed or restarted by a reload are dropped.
-   */
+  /** The last checkpoint of each event-counting job, for the next thread; a reload drops those of a target it removes or restarts. */
   private readonly checkpoints = new Map<string, Map<string, CheckpointBytes>>();
-  /** the error the thread reported before it exited */
   private lastError: Error | undefined;
 
   constructor(
     private config: ExporterConfig,
-    private readonly deps: CollectionHostDeps,
+    private readonly deps: {
+      logger: Logger;
+      tracing?: TracingPlan;
+      /** modules the collection thread loads first (the bench's instrumentation) */
+      preload?: string[];
+      observer: CollectionObserver & { onCollectionRestart(reason: RestartReason): void };
+    },
   ) {
     this.spawn();
   }
@@ -212,7 +198,6 @@ export class CollectionHost implements Collection {
   private exited(worker: Worker, code: number): void {
     if (worker !== this.worker) return;
     this.worker = undefined;
-    // No reply will come.
     for (const call of this.calls.values()) call.reject(new CollectionStopped());
     this.calls.clear();
     if (this.stopping) return;

@@ -23,7 +23,6 @@ export interface WorkerStart {
   config: WireConfig;
   /** the serving thread's log level (its logger's, which tests silence) */
   logLevel: string;
-  /** modules loaded before the collection thread starts (the bench's instrumentation) */
   preload?: string[];
   tracing?: TracingPlan;
   /** how far the collection clock runs ahead of real time (advanceClock) */
@@ -32,11 +31,7 @@ export interface WorkerStart {
   checkpoints?: CheckpointBytes[];
 }
 
-/**
- * A job's checkpoint (src/scheduler/job.ts JobCheckpoint) as v8.serialize
- * bytes: the serving thread keeps them for the next collection thread
- * without ever reading them.
- */
+/** A JobCheckpoint (src/scheduler/job.ts) as v8.serialize bytes, which the serving thread keeps for the next collection thread, unread. */
 export interface CheckpointBytes {
   target: string;
   collector: string;
@@ -46,7 +41,6 @@ export interface CheckpointBytes {
 /** Asked of the collection thread; each `id` is answered by one reply. */
 export type ToWorker =
   | { type: 'schedule' }
-  /** moves the collection clock ahead of real time (the bench keeps it on its simulator's) */
   | { type: 'advanceClock'; ms: number }
   | { type: 'runOnce'; id: number }
   | { type: 'apply'; id: number; config: WireConfig }

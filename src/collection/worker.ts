@@ -1,10 +1,6 @@
 /**
- * The collection thread: configuration, clients, scheduler, collectors, the
- * output check and the preparation of results run here, and only ready
- * results (gzip bytes, transferred) and what the serving thread publishes
- * about them cross to it (host.ts). Its heap has a ceiling of its own
- * (collection.heapLimit): a hostile upstream that exhausts it ends this
- * thread, which the serving thread restarts, never the scrapes.
+ * The collection thread: all but serving runs here, and only ready results (gzip bytes, transferred) and their status cross to host.ts.
+ * A hostile upstream that exhausts its heap ceiling (collection.heapLimit) ends this thread, which host.ts restarts, never the scrapes.
  */
 import { parentPort, workerData, type MessagePort, type Transferable } from 'node:worker_threads';
 import { deserialize, serialize } from 'node:v8';

@@ -20,12 +20,7 @@ export interface HttpAppDeps {
   protect?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 }
 
-/**
- * Sends the exposition (one target's with `target`) as the renderer's gzip
- * members, without res.send: no copy of the body and no ETag hash of it. A
- * scraper that does not accept gzip gets the text decompressed as it is
- * sent, never held whole.
- */
+/** Sends gzip members without res.send (no copy, no ETag hash); a scraper without gzip gets them decompressed as sent, never held whole. */
 async function sendExposition(deps: HttpAppDeps, req: Request, res: Response, target?: string): Promise<void> {
   let chunks: Buffer[];
   try {
@@ -55,13 +50,7 @@ async function sendExposition(deps: HttpAppDeps, req: Request, res: Response, ta
   gunzip.end();
 }
 
-/**
- * The exporter's HTTP endpoints: /metrics, /probe?target=NAME, /healthz,
- * /readyz and a landing page. The health endpoints and the guard come before
- * express: a flood of requests (bad logins above all) costs the event loop as
- * little as possible per request, and probes are answered without express's
- * routing: a kubelet's probe must stay fast while 200 bad logins arrive at once.
- */
+/** The health endpoints and the guard come before express, so that a kubelet's probe stays fast while a flood of bad logins arrives. */
 export function createHttpApp(deps: HttpAppDeps): RequestListener {
   const app = express();
   app.disable('x-powered-by');

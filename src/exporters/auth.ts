@@ -9,7 +9,6 @@ import { pathOf, writeText } from './plain-http';
 /** user name -> password, as web.basicAuthUsers gives them (undefined: no authentication) */
 export type BasicAuthUsers = Readonly<Record<string, Secret>> | undefined;
 
-/** The user and password of an `Authorization: Basic ...` header, or undefined. */
 export function parseBasicAuth(header: string | undefined): { user: string; password: string } | undefined {
   const match = /^Basic\s+([A-Za-z0-9+/=_-]+)\s*$/i.exec(header ?? '');
   if (!match) return undefined;
@@ -34,10 +33,8 @@ const costOf = (hash: string): number => Number(hash.slice(4, 6));
 const DEFAULT_COST = 10;
 
 /**
- * A well-formed bcrypt hash of no password, with the highest cost of the
- * configured hashes: compared against when the user is unknown or has a
- * plain password, so that every refusal spends one bcrypt comparison of the
- * same cost. Made of random salts (cheap), no hashing needed.
+ * A well-formed bcrypt hash of no password, at the configured hashes' highest cost: compared against for an unknown or plain-password
+ * user, so that every refusal spends one bcrypt comparison of the same cost. Made of random salts (cheap), without hashing.
  */
 const decoys = new Map<number, string>();
 function decoyHash(users: NonNullable<BasicAuthUsers>): string {
@@ -51,19 +48,13 @@ function decoyHash(users: NonNullable<BasicAuthUsers>): string {
   return decoy;
 }
 
-/**
- * A keyed hash (an HMAC with a key of this process) of credentials: of a
- * fixed length, so that timingSafeEqual never sees different lengths (which
- * would leak the length), and nothing that turns back into a password.
- */
+/** An HMAC of credentials, keyed by this process: a fixed length for timingSafeEqual (lengths would leak), and no password recoverable. */
 const processKey = randomBytes(32);
 const keyedHash = (...parts: string[]): Buffer => createHmac('sha256', processKey).update(parts.join('\u0000'), 'utf8').digest();
 
 /**
- * Verified credentials, remembered by their keyed hash, as Prometheus's
- * exporter toolkit does: scrapes every few seconds do not pay bcrypt each
- * time. The stored value is part of the key, so a rotated password or hash
- * is verified again.
+ * Verified credentials by keyed hash, as Prometheus's exporter toolkit keeps them: frequent scrapes do not pay bcrypt each time. The
+ * stored value is part of the key, so a rotated password or hash is verified again.
  */
 const verified = new Set<string>();
 const MAX_VERIFIED = 256;
@@ -86,19 +77,10 @@ export const sharedBcryptWorker = new BcryptWorker();
 export type Verdict = 'accepted' | 'refused' | 'shed';
 
 /**
- * Whether the credentials match a configured user. A configured value is a
- * bcrypt hash or the password itself. Credentials verified before are
- * accepted from memory, at once. Otherwise, when the verifier's queue is
- * full, the request is shed at once, whoever asks (it tells nothing about
- * the credentials). Every other check does the same work whoever asks: the
- * plain passwords compared in constant time, and one bcrypt comparison
- * (against the user's hash, or a decoy of the same cost) by the verifier,
- * off the event loop. An unknown user, a wrong plain password and a wrong
- * bcrypt password are refused after the same work, so no user name can be
- * found out from the time an answer takes.
- *
- * Synchronous except for the comparison: a flood of bad logins past the
- * queue is answered without a promise or an error object per request.
+ * Whether the credentials match a configured user (a bcrypt hash or the password). Those verified before pass at once; else a full queue
+ * sheds the request, whoever asks (telling nothing of the credentials). Any other check does the same work whoever asks (plain passwords
+ * compared in constant time, one bcrypt comparison off the event loop, against the user's hash or a same-cost decoy): timing reveals no
+ * user name. Synchronous but for the comparison: a flood of bad logins past the queue costs no promise or error object per request.
  */
 export function checkCredentials(
   users: NonNullable<BasicAuthUsers>,
@@ -121,19 +103,14 @@ export function checkCredentials(
   });
 }
 
-/**
- * A guard (connect-style, on node's request and response) with HTTP basic
- * auth (RFC 7617). `users` is read on every request, so a reloaded
- * configuration takes effect at once. No users configured: everything passes.
- */
+/** HTTP basic auth (RFC 7617) as a connect-style guard. `users` is read per request, so a reload counts at once; with none, all pass. */
 export function basicAuthGuard(users: () => BasicAuthUsers, logger: Logger, verifier: BcryptVerifier = sharedBcryptWorker) {
   let shed = 0;
   let lastShedLog = 0;
   const decide = (req: IncomingMessage, res: ServerResponse, next: () => void, user: string | undefined, verdict: Verdict): void => {
     if (verdict === 'accepted') return next();
     if (verdict === 'shed') {
-      // A flood of bad logins gets answers at once rather than a queue of bcrypt comparisons that
-      // outlasts every scrape timeout.
+      // A flood of bad logins is answered at once, not queued for bcrypt past every scrape timeout.
       shed += 1;
       if (Date.now() - lastShedLog >= SHED_LOG_INTERVAL_MS) {
         lastShedLog = Date.now();

@@ -4,17 +4,13 @@ import { Worker } from 'node:worker_threads';
 export type BcryptVerifier = Pick<BcryptWorker, 'full' | 'pending' | 'compare'>;
 
 /**
- * bcryptjs is plain JavaScript, by design slow (about 80 ms a comparison at
- * cost 10): on the event loop, 40 parallel bad logins would hold /healthz
- * for seconds. The worker is evaluated from source (not a file next to this one)
- * so that the same code runs from dist/, under tsx and under ts-jest.
+ * bcryptjs is plain JavaScript, slow by design (about 80 ms a comparison at cost 10): on the event loop, 40 parallel bad logins would
+ * hold /healthz for seconds. Evaluated from source (not a file beside this one) to run the same from dist/, under tsx and ts-jest.
  */
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 try {
-  // Linux schedules threads on their own: the lowest priority for this one
-  // alone (its tid from /proc), so that on a busy machine the event loop runs
-  // first. Elsewhere, or where /proc is missing, it keeps the normal priority.
+  // Linux schedules each thread alone: this one (tid from /proc) at the lowest priority, so the event loop runs first; elsewhere unchanged.
   const tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop());
   require('node:os').setPriority(tid, require('node:os').constants.priority.PRIORITY_LOW);
 } catch {}
@@ -32,12 +28,8 @@ parentPort.on('message', ({ id, password, hash }) => {
 const DEFAULT_MAX_PENDING = 32;
 
 /**
- * bcrypt comparisons on one worker thread, one at a time (a second thread
- * would take the core the collections and the scrapes need), at the lowest
- * scheduling priority: a flood of bad logins keeps that thread busy for
- * seconds, and the event loop answering /healthz and scrapes must not wait
- * for it. Started at the first comparison, unreferenced so it never keeps
- * the process alive, and started again if it dies.
+ * bcrypt comparisons on one worker thread (a second would take the core collections and scrapes need) at the lowest priority: the event
+ * loop serving /healthz and scrapes must not wait for bad logins. Started at first use and again if it dies; never keeps the process alive.
  */
 export class BcryptWorker {
   private worker: Worker | undefined;

@@ -1,8 +1,4 @@
-/**
- * The one formatter of the Prometheus text exposition (format 0.0.4): the
- * collectors' samples, the exporter's status series and the self-metrics
- * (prom-client's values) all become text here.
- */
+/** The one formatter of the text exposition (format 0.0.4): collectors' samples, status series and self-metrics all become text here. */
 import type { HistogramSample, Labels } from '../collectors/types';
 import type { MetricFamily } from '../metrics/catalog';
 
@@ -39,7 +35,6 @@ export function formatHistogram(sample: HistogramSample): string {
   return out;
 }
 
-/** The HELP and TYPE lines of a family. */
 export function familyHeader(family: MetricFamily): string {
   const help = family.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
   return `# HELP ${family.name} ${help}\n# TYPE ${family.name} ${family.type}\n`;

@@ -5,17 +5,10 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { ExporterConfig } from '../config/load';
 import { readTlsPair } from '../config/tls-pair';
 
-type WebSettings = ExporterConfig['web'];
-
-/**
- * Every TCP connection of each server, from its accept: Node's own list
- * (closeAllConnections) knows a TLS connection only after its handshake, and
- * a client that never sends one must not hold a stop.
- */
+/** Each server's TCP connections from their accept: closeAllConnections knows a TLS one only after a handshake that may never come. */
 const connections = new WeakMap<Server, Set<Socket>>();
 
-/** Listens on the configured address and port, over TLS when web.tls is set. */
-export async function listen(app: RequestListener, web: WebSettings): Promise<Server> {
+export async function listen(app: RequestListener, web: ExporterConfig['web']): Promise<Server> {
   const server: Server = web.tls ? createHttpsServer(readTlsPair(web.tls), app) : createHttpServer(app);
   const sockets = new Set<Socket>();
   connections.set(server, sockets);
@@ -34,11 +27,7 @@ export async function listen(app: RequestListener, web: WebSettings): Promise<Se
 /** How long responses already being written (a scrape) may take to finish at a stop. */
 const RESPONSE_GRACE_MS = 1_000;
 
-/**
- * Stops accepting, closes idle connections at once and, after RESPONSE_GRACE_MS,
- * every other one: a request still being sent (slowly or never), a response
- * still being written, a TLS handshake never finished.
- */
+/** Stops accepting, closes idle connections at once, the others (a slow request or response, a TLS handshake) after RESPONSE_GRACE_MS. */
 export function closeServer(server: Server): Promise<void> {
   return new Promise((resolve) => {
     server.close(() => resolve());

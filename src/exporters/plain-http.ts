@@ -1,12 +1,6 @@
-/**
- * The plain-text answers (health endpoints, refused logins, errors),
- * written on node's request and response: a flood of requests is answered
- * with as little work on the event loop as possible, without express's
- * send (its content negotiation and ETag).
- */
+/** Plain-text answers (health, refused logins, errors) on node's request and response: a flood costs no content negotiation or ETag. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 
-/** The request's path, without the query string. */
 export const pathOf = (req: IncomingMessage): string => (req.url ?? '/').split('?', 1)[0] as string;
 
 /** A plain-text answer with its length, written at once. */

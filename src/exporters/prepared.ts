@@ -1,10 +1,6 @@
 /**
- * Series text as it is served: each family's text as one gzip member, all
- * members in one buffer. A collector's result is prepared once, on the
- * collection side, when a run succeeds; the serving side keeps only these
- * bytes (they cross threads as a transferred ArrayBuffer) and a scrape only
- * slices them. The status series and the self-metrics are prepared the same
- * way at a scrape (they are few).
+ * Series as served: a gzip member per family in one buffer, prepared once when a run succeeds. The serving side keeps only these bytes
+ * (a transferred ArrayBuffer), which scrapes slice; the few status and self-metric series are prepared at each scrape.
  */
 import { gzipSync } from 'node:zlib';
 import type { HistogramSample, Sample } from '../collectors/types';
@@ -12,17 +8,15 @@ import type { ReadyResult } from '../snapshot/store';
 import { formatHistogram, formatSample } from './format';
 
 /**
- * Text as one gzip member of a body. Level 1: the point is to send 2 MB
- * instead of 20 MB per scrape, at the least CPU. A body is a concatenation of
- * members, which is a valid gzip stream (RFC 1952; Go's and Node's readers
- * read every member).
+ * Text as one gzip member, at level 1: 2 MB instead of 20 MB a scrape, at the least CPU. Concatenated members are one valid gzip stream
+ * (RFC 1952; Go's and Node's readers read every member).
  */
 export function gzipMember(text: string): Buffer {
   return gzipSync(Buffer.from(text, 'utf8'), { level: 1 });
 }
 
 /** Series lines, each with its family's name, gathered by family (in order of first appearance) and compressed. */
-export function prepareLines(lines: Iterable<readonly [family: string, line: string]>, series: number): ReadyResult {
+export function prepareLines(lines: ReadonlyArray<readonly [family: string, line: string]>): ReadyResult {
   const texts = new Map<string, string[]>();
   for (const [family, line] of lines) {
     const list = texts.get(family);
@@ -45,17 +39,15 @@ export function prepareLines(lines: Iterable<readonly [family: string, line: str
     bytes.set(member, offset);
     offset += member.length;
   }
-  return { bytes, families, series };
+  return { bytes, families, series: lines.length };
 }
 
-/** The series of one successful run, by family, formatted and compressed. */
 export function prepareResult(result: { samples: readonly Sample[]; histograms: readonly HistogramSample[] }): ReadyResult {
   const lines = result.samples.map((sample) => [sample.name, formatSample(sample.name, sample.labels, sample.value)] as const);
   for (const histogram of result.histograms) lines.push([histogram.name, formatHistogram(histogram)]);
-  return prepareLines(lines, lines.length);
+  return prepareLines(lines);
 }
 
-/** One family's gzip member of a result; empty when the result has none of its series. */
 export function familyMember(result: ReadyResult, family: string): Buffer | undefined {
   const entry = result.families.find(([name]) => name === family);
   return entry ? Buffer.from(result.bytes.buffer, result.bytes.byteOffset + entry[1], entry[2] - entry[1]) : undefined;

@@ -1,9 +1,4 @@
-/**
- * The Prometheus text exposition (format 0.0.4) of /metrics and /probe, as
- * gzip members. Each collector result arrives formatted and compressed
- * (prepared.ts) and a scrape only collects slices of those bytes: scrapes
- * stay fast on large estates and never wait for a collection.
- */
+/** /metrics and /probe as gzip members: a scrape only slices results compressed as runs ended (prepared.ts), and never waits for a run. */
 import { gunzipSync } from 'node:zlib';
 import { familyHeader } from './format';
 import { familyMember, gzipMember, prepareResult } from './prepared';
@@ -18,12 +13,8 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const HEADERS = new Map(METRIC_FAMILIES.map((family) => [family.name, gzipMember(familyHeader(family))]));
 
 /**
- * The last moment (ms) a record's last good data is served. A failing
- * collector's: staleAfter past its last success. A collector whose last run
- * succeeded keeps its series until its next run, and staleAfter beyond if
- * that run does not come: otherwise a collector that keeps succeeding loses
- * its series between two runs whenever its schedule is as long as staleAfter
- * or longer (a run ending a little later than the one before leaves a gap).
+ * The last moment (ms) a record's last good data is served: staleAfter past its last success, and past its next run if that succeeded;
+ * otherwise a collector succeeding on a schedule of staleAfter or longer loses its series whenever a run ends later than the one before.
  */
 function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
   if (record.lastSuccessAt === undefined) return -Infinity;
@@ -53,8 +44,7 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
     const latest = latestRunByTarget.get(record.target);
     if (!latest || (latest.lastRunEndAt ?? 0) < record.lastRunEndAt) latestRunByTarget.set(record.target, record);
   }
-  // A target is up when its most recent run reached the API: a run that failed
-  // on bad data still proves the source answered.
+  // A target is up when its latest run reached the API: a run that failed on bad data still proves the source answered.
   for (const record of latestRunByTarget.values()) {
     samples.push({
       name: 'dataprotect_up',
@@ -65,11 +55,7 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
   return samples;
 }
 
-/**
- * Every catalog family that one of `results` has, in catalog order: its
- * header, then each result's member of it. The concatenation is the gzip of
- * the exposition text; a scrape compresses nothing here but new headers.
- */
+/** Every catalog family among `results`, in catalog order: its header, then each result's member of it; together, the gzip of the text. */
 function familyChunks(results: readonly ReadyResult[]): Buffer[] {
   const out: Buffer[] = [];
   for (const [family, header] of HEADERS) {
@@ -90,12 +76,7 @@ export function renderRecordChunks(records: readonly CollectorRecord[], options:
   return familyChunks([status, ...fresh.map((record) => record.result as ReadyResult)]);
 }
 
-/**
- * Renders /metrics and /probe. The snapshot part is read from the store in
- * one synchronous step, so a scrape sees one consistent view (each record's
- * latest complete result). Only the few status series and self-metrics are
- * formatted per scrape.
- */
+/** Renders /metrics and /probe from one synchronous, consistent read of the store; only status and self-metric series are formatted. */
 export class MetricsRenderer {
   constructor(
     private readonly store: () => SnapshotStore,

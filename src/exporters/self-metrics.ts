@@ -1,11 +1,4 @@
-/**
- * The only module that imports prom-client. It owns the live self-metrics:
- * HTTP requests made to the sources (fed by the clients through the
- * RequestObserver interface), build info and the process metrics.
- * prom-client keeps their values (counting, histogram buckets, label checks,
- * the process metrics); their text comes from format.ts, as the collectors'
- * does, so that one formatter writes every catalog family.
- */
+/** The only module importing prom-client, which keeps the self-metrics' values; format.ts writes their text, as every catalog family's. */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { RequestObserver } from '../clients/http';
 import { metricFamily, type MetricName } from '../metrics/catalog';
@@ -14,15 +7,13 @@ import { formatSample } from './format';
 import { prepareLines } from './prepared';
 import { VERSION } from '../version';
 
-const API_DURATION_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
-
 export class SelfMetrics implements RequestObserver {
   private readonly registry = new Registry();
   private readonly processRegistry = new Registry();
   private readonly apiRequests = new Counter(this.declare('dataprotect_api_requests_total'));
   private readonly apiDuration = new Histogram({
     ...this.declare('dataprotect_api_request_duration_seconds'),
-    buckets: API_DURATION_BUCKETS,
+    buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
   });
   private readonly buildInfo = new Gauge(this.declare('dataprotect_exporter_build_info'));
   private readonly otlpDropped = new Counter(this.declare('dataprotect_otlp_dropped_total'));
@@ -48,7 +39,6 @@ export class SelfMetrics implements RequestObserver {
     this.otlpDropped.inc({ signal }, count);
   }
 
-  /** Counts a restart of the collection thread (src/collection/host.ts). */
   onCollectionRestart(reason: string): void {
     this.collectionRestarts.inc({ reason });
   }
@@ -58,20 +48,13 @@ export class SelfMetrics implements RequestObserver {
     this.firstRoundComplete.set(complete ? 1 : 0);
   }
 
-  /**
-   * The outcome of a configuration load, as Prometheus and Alertmanager
-   * publish theirs: a rejected reload leaves the old configuration running,
-   * which only these series make visible to monitoring.
-   */
+  /** A configuration load's outcome, as Prometheus publishes it: only these series show that a rejected reload left the old one running. */
   recordConfigLoad(applied: boolean, at: Date): void {
     this.reloadSuccessful.set(applied ? 1 : 0);
     if (applied) this.reloadSuccessTime.set(at.getTime() / 1000);
   }
 
-  /**
-   * The self-metric series, prepared as a collector's result is; with
-   * `target`, only that target's (the exporter-wide series have no target).
-   */
+  /** The self-metric series, prepared as a collector's result is; with `target`, only that target's (exporter-wide series have none). */
   async prepared(target?: string): Promise<ReadyResult> {
     const lines: Array<[string, string]> = [];
     for (const metric of await this.registry.getMetricsAsJSON()) {
@@ -83,7 +66,7 @@ export class SelfMetrics implements RequestObserver {
         lines.push([metric.name, formatSample(name, labels, value.value)]);
       }
     }
-    return prepareLines(lines, lines.length);
+    return prepareLines(lines);
   }
 
   /** The catalog's name, help and labels of a self-metric, registered in the registry of prepared(). */
@@ -97,7 +80,6 @@ export class SelfMetrics implements RequestObserver {
     return this.processRegistry.metrics();
   }
 
-  /** Drops the API series of a target that a reload removed. */
   async removeTarget(target: string): Promise<void> {
     for (const metric of [this.apiRequests, this.apiDuration]) {
       for (const value of (await metric.get()).values) {

@@ -1,11 +1,8 @@
 import type { CollectorDefinition } from '../collectors/types';
 
 /**
- * The order of a first round: runs `run` for every item, each once the items
- * named in its collector's `after` have finished, all others at once. A name
- * that is not among the items (a collector disabled for the target) is not
- * waited for; a name listed later is not either, which is why `after` may
- * only name earlier collectors. Results are in the items' order.
+ * Runs every item, each once the items its collector's `after` names have finished, the others at once; results in the items' order.
+ * A name not among the items (a disabled collector) or listed later is not waited for: `after` may only name earlier collectors.
  */
 export function runInFirstRoundOrder<T, R>(
   items: readonly T[],

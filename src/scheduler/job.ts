@@ -38,18 +38,11 @@ export class CollectorTimeoutError extends Error {
 
 const tracer = trace.getTracer('dataprotect-exporter');
 
-/**
- * Runs one collector of one target: never two runs at once, a time limit per
- * run, state and shared values kept only when the run succeeds, and the
- * result committed to the snapshot store in one step.
- */
+/** Runs a target's collector: one run at a time, within a time limit; on success, state, shared values and result kept in one step. */
 export class CollectorJob {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private state: any;
-  /**
-   * Set by the first run whether it succeeds or not: what completes before
-   * the next run that succeeds is counted, not taken for history.
-   */
+  /** Set by the first run, successful or not: what completes before the next successful run is counted, not taken for history. */
   private collectingSince: Date | undefined;
   private running: Promise<RunResult> | undefined;
   /** aborts the current run's requests */
@@ -62,8 +55,7 @@ export class CollectorJob {
   constructor(
     readonly runtime: TargetRuntime,
     readonly definition: AnyCollector,
-    /** changed by a reload that changes only the collectors' settings (see reschedule) */
-    private _settings: JobSettings,
+    public settings: JobSettings,
     private readonly deps: {
       store: SnapshotStore;
       logger: Logger;
@@ -86,13 +78,9 @@ export class CollectorJob {
     return this.definition.name;
   }
 
-  get settings(): JobSettings {
-    return this._settings;
-  }
-
-  /** New settings from a reload, keeping the state; a run going on keeps its time limit. */
+  /** New settings from a reload that changes only the collectors' settings, keeping the state; a run going on keeps its time limit. */
   reschedule(settings: JobSettings): void {
-    this._settings = settings;
+    this.settings = settings;
   }
 
   get isRunning(): boolean {
@@ -102,8 +90,7 @@ export class CollectorJob {
   /** Starts a run unless one is going on or the job is stopped; resolves when it ends. */
   run(): Promise<RunResult> {
     const target = this.runtime.config.name;
-    // A stopped job's target is being removed or restarted: its records may be gone
-    // and its client closed, and a run now would report into its successor's records.
+    // A stopped job's target is being removed or restarted: its records and client may be gone, a run would report into its successor's.
     if (this.stopped) return Promise.resolve('skipped');
     if (this.running) {
       this.deps.store.runSkipped(target, this.name);
@@ -116,19 +103,11 @@ export class CollectorJob {
     return this.running;
   }
 
-  async settled(): Promise<void> {
-    await this.running?.catch(() => undefined);
-  }
-
-  /**
-   * No run starts any more, whoever asks for it, and the current run is
-   * aborted, its result discarded: a source that hangs must hold neither a
-   * reload nor a shutdown.
-   */
+  /** No run starts any more and the current one is aborted, its result discarded: a hanging source must hold no reload or shutdown. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.runController?.abort(new Error('collector stopped'));
-    await this.settled();
+    await this.running?.catch(() => undefined);
   }
 
   /** A run its stop cut off (or that ended after it): its target is going or the process is, so nothing is recorded. */
@@ -160,13 +139,9 @@ export class CollectorJob {
     });
   }
 
-  /**
-   * The collector's run, ended at its time limit or its stop even when the
-   * collector ignores its signal. The limit is the collector's alone:
-   * checking and preparing its result afterwards is the exporter's own work.
-   */
+  /** The collector's run, ended at its time limit or stop even if it ignores its signal; checking its result is not within the limit. */
   private async collectWithinLimit({ logger, started, count, controller }: Run): Promise<CollectResult<unknown>> {
-    const { timeoutMs } = this._settings;
+    const { timeoutMs } = this.settings;
     const limit = new LinkedSignal(controller.signal, timeoutMs);
     const signal = limit.signal;
     const aborted = new Promise<never>((_, reject) =>
@@ -224,8 +199,7 @@ export class CollectorJob {
 
   private failed({ span, logger, started }: Run, err: Error): RunResult {
     if (this.stopped) return this.discarded(span, logger);
-    // A run that hit its own time limit was slow, not cut off: the source answered (its
-    // requests have their own time limit, which does count as unreachable).
+    // A run past its own time limit was slow, not cut off: the source answered (a request's own time limit does count as unreachable).
     const unreachable = err instanceof ApiError && err.unreachable;
     const durationSeconds = (performance.now() - started) / 1000;
     const outcome = { ok: false as const, durationSeconds, endedAt: Date.now(), error: err.message, unreachable };

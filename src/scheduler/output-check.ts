@@ -3,12 +3,8 @@ import { metricFamily } from '../metrics/catalog';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
 
 /**
- * Checks a collector's output against the metric catalog before it is
- * published, so a collector bug fails that run (visible through
- * dataprotect_collector_success) instead of serving wrong or unparseable
- * series. Labels come back in catalog order, so each series formats the same
- * way every time; samples whose labels already are in that order are kept as
- * they are (no copy).
+ * Checks a collector's output against the catalog, so that a collector bug fails its run (dataprotect_collector_success) instead of
+ * serving wrong series. Labels come back in catalog order, so a series always formats the same; samples already in order are not copied.
  */
 export function validateOutput(
   target: string,

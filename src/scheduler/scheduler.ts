@@ -2,11 +2,7 @@ import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
 import { detached, type CollectorJob } from './job';
 
-/**
- * One node-cron task per collector job. Overlap protection and time limits
- * live in CollectorJob, so a slow run makes the next tick count as skipped
- * instead of piling up.
- */
+/** One node-cron task per job; CollectorJob's overlap protection makes the tick after a slow run count as skipped, not pile up. */
 export class Scheduler {
   private readonly tasks = new Map<CollectorJob, ScheduledTask>();
 

@@ -10,19 +10,15 @@ export function shardAssignment(config: ExporterConfig): { shard: number; shards
   return { shard, shards, owners: assignShards(config.targets.map((target) => target.name), shards) };
 }
 
-/** The targets this replica collects, by the sharding setting. */
 export function ownedTargets(config: ExporterConfig): ExporterConfig['targets'] {
   const { shard, owners } = shardAssignment(config);
   return config.targets.filter((target) => owners.get(target.name) === shard);
 }
 
 /**
- * Which replica collects each target: rendezvous hashing with balanced
- * loads. Every target, in name order, goes to the replica ranked best by
- * FNV-1a of (target, replica) that still has room (floor(n/shards), one more
- * for the first n mod shards to fill up). So the loads differ by one at most,
- * the assignment is the same on every replica whatever the order of the
- * file, and a target added or removed moves few others.
+ * Which replica collects each target: rendezvous hashing with balanced loads. Each target, in name order, goes to the replica ranked
+ * best by FNV-1a of (target, replica) that still has room (floor(n/shards), one more for the first n mod shards to fill up). So loads
+ * differ by one at most, all replicas agree whatever the file's order, and a target added or removed moves few others.
  */
 export function assignShards(targetNames: readonly string[], shards: number): Map<string, number> {
   const names = [...new Set(targetNames)].sort();

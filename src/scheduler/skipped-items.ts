@@ -5,15 +5,11 @@ import { compositeKey } from '../util/composite-key';
 /** Items logged one by one per run at most: an upstream that breaks every item of a large listing must not flood the logs. */
 const MAX_LINES_PER_RUN = 20;
 
-/**
- * The listing items one collector's runs skip. Each is logged (never its
- * content) in the run that first skips it for that problem: an item the
- * previous run skipped for the same problem is not logged again.
- */
+/** The listing items one collector's runs skip, each logged (never its content) unless the previous run skipped it for the same problem. */
 export class SkippedItemLog {
   private previous = new Set<string>();
 
-  /** Logs what is new in this run's skips; the skips counted by reason. */
+  /** Logs what is new in this run's skips; returns them counted by reason. */
   report(logger: Logger, skipped: readonly SkippedItem[]): Map<string, number> {
     const byReason = new Map<string, number>();
     const current = new Set<string>();

@@ -1,10 +1,7 @@
 import type { TargetKind } from '../config/load';
 import { compositeKey } from '../util/composite-key';
 
-/**
- * A successful run's series as served (src/exporters/prepared.ts): one gzip
- * member per family, all in `bytes`, each family's [name, start, end].
- */
+/** A run's series as served (src/exporters/prepared.ts): a gzip member per family in `bytes`; `families` holds [name, start, end]. */
 export interface ReadyResult {
   readonly bytes: Uint8Array;
   readonly families: ReadonlyArray<readonly [string, number, number]>;
@@ -18,7 +15,6 @@ export interface CollectorRecord {
   readonly kind: TargetKind;
   readonly collector: string;
   readonly scheduleIntervalSeconds: number;
-  /** series of the last successful run, ready to serve */
   readonly result?: ReadyResult;
   /** end of the last successful run (ms since epoch); undefined before the first success */
   readonly lastSuccessAt?: number;
@@ -49,11 +45,8 @@ export interface StoreListener {
 }
 
 /**
- * The latest result of every collector. Each update replaces one immutable
- * record in one synchronous step, so a scrape (which reads synchronously) sees
- * either the whole previous collection or the whole new one, never half.
- * The collection side's store tells a listener of each change; the serving
- * side's mirrors them (src/collection/host.ts).
+ * The latest result of every collector. An update replaces one immutable record in one synchronous step, so a scrape (synchronous too)
+ * sees the whole previous collection or the whole new one. The collection side's store tells a listener; host.ts's mirrors it.
  */
 export class SnapshotStore {
   private records = new Map<string, CollectorRecord>();
@@ -62,15 +55,15 @@ export class SnapshotStore {
 
   register(target: string, kind: TargetKind, collector: string, scheduleIntervalSeconds: number): void {
     const key = keyOf(target, collector);
-    const existing = this.records.get(key);
-    this.records.set(key, {
-      ...(existing ?? { runs: 0, failures: 0, skippedRuns: 0, skippedItems: {} }),
+    const record: CollectorRecord = {
+      ...(this.records.get(key) ?? { runs: 0, failures: 0, skippedRuns: 0, skippedItems: {} }),
       target,
       kind,
       collector,
       scheduleIntervalSeconds,
-    });
-    this.listener?.changed(this.records.get(key) as CollectorRecord, false);
+    };
+    this.records.set(key, record);
+    this.listener?.changed(record, false);
   }
 
   runStarted(target: string, collector: string): void {
@@ -92,27 +85,11 @@ export class SnapshotStore {
   }
 
   runFinished(target: string, collector: string, report: RunReport): void {
+    const ended = { lastRunEndAt: report.endedAt, lastRunSucceeded: report.ok, lastDurationSeconds: report.durationSeconds };
     this.update(target, collector, report.ok, (record) =>
       report.ok
-        ? {
-            ...record,
-            result: report.result,
-            lastSuccessAt: report.endedAt,
-            lastRunEndAt: report.endedAt,
-            lastRunSucceeded: true,
-            lastDurationSeconds: report.durationSeconds,
-            lastRunUnreachable: false,
-            lastError: undefined,
-          }
-        : {
-            ...record,
-            lastRunEndAt: report.endedAt,
-            lastRunSucceeded: false,
-            lastDurationSeconds: report.durationSeconds,
-            lastRunUnreachable: report.unreachable,
-            lastError: report.error,
-            failures: record.failures + 1,
-          },
+        ? { ...record, ...ended, result: report.result, lastSuccessAt: report.endedAt, lastRunUnreachable: false, lastError: undefined }
+        : { ...record, ...ended, lastRunUnreachable: report.unreachable, lastError: report.error, failures: record.failures + 1 },
     );
   }
 
@@ -126,13 +103,7 @@ export class SnapshotStore {
     if (this.records.delete(keyOf(target, collector))) this.listener?.removed(target, collector);
   }
 
-  /**
-   * Takes a record from the collection side, which sends a result only when
-   * it is new. A collection side that starts again (after a crash) registers
-   * its collectors afresh: until their runs end, what they leave undefined
-   * (the last run, the last result) stays as it was, so the last results are
-   * served under the usual staleness rules.
-   */
+  /** Takes a collection-side record (its result only when new); a restarted side's records keep the last run and result till theirs end. */
   mirror(record: CollectorRecord): void {
     const key = keyOf(record.target, record.collector);
     const existing = this.records.get(key);
