@@ -187,9 +187,9 @@ export class HttpCore {
     return failed('network', describeNetworkError(error));
   }
 
-  /** Lets requests in flight finish for `graceMs`, then cuts them off: a source that hangs cannot hold a stop or a reload. */
-  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
-    if (!(await settlesWithin(this.pool.close(), graceMs))) await this.pool.destroy().catch(() => undefined);
+  /** Lets requests in flight finish for CLOSE_GRACE_MS, then cuts them off: a source that hangs cannot hold a stop or a reload. */
+  async close(): Promise<void> {
+    if (!(await settlesWithin(this.pool.close(), CLOSE_GRACE_MS))) await this.pool.destroy().catch(() => undefined);
   }
 }
 

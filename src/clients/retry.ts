@@ -43,10 +43,10 @@ export function retryDelay(
 }
 
 /** Retry-After as delay-seconds or an HTTP date, in milliseconds. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
   if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

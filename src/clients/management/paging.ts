@@ -57,11 +57,7 @@ export interface ListSpec<S extends z.ZodType> {
  * service never says the list is complete: a confused or hostile service gets
  * a few hundred requests and a collector error, not a request storm.
  */
-interface ListingBound {
-  /** the target's maxListingItems */
-  maxItems: number;
-  pageSize: number;
-}
+type ListingBound = Pick<ListSpec<z.ZodType>, 'maxItems' | 'pageSize'>;
 
 /** The most pages a listing may take. */
 export function maxPages(bound: ListingBound): number {

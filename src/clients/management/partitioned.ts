@@ -48,7 +48,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   key: PartitionKey,
   signal: AbortSignal | undefined,
   logger: Logger,
-  concurrency = 1,
+  concurrency: number,
 ): AsyncGenerator<Array<z.output<S>>> {
   const probe = await firstPage(fetchPage, whole, signal);
   if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {

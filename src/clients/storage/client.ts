@@ -63,7 +63,11 @@ export class StorageClient extends ApiClient {
   /** the spelling this target speaks: `known` once configured or detected */
   readonly spelling = new SpellingResolver(this.target.apiSpelling, 'storage', this.deps.logger);
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
-  private readonly discovery = new SingleFlight(() => this.runDiscovery());
+  private readonly discovery = new SingleFlight(async () => {
+    const value = await this.findSystems();
+    this.cachedDiscovery = { atMs: Date.now(), value };
+    return value;
+  });
 
   constructor(target: TargetConfig, deps: ClientDeps) {
     super(target, deps, STORAGE_LOGIN);
@@ -135,12 +139,6 @@ export class StorageClient extends ApiClient {
     return this.spelling.resolve((spelling) =>
       this.list(systemPath('/api/v1', system.pathId, 'mtree-replications', spelling), {}, 'contexts', replicationContextSchema, signal),
     );
-  }
-
-  private async runDiscovery(): Promise<StorageDiscovery> {
-    const value = await this.findSystems();
-    this.cachedDiscovery = { atMs: Date.now(), value };
-    return value;
   }
 
   private async findSystems(): Promise<StorageDiscovery> {
