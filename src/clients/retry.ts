@@ -1,8 +1,4 @@
-/**
- * When the HTTP core asks again: 429, 502, 503, 504 and network errors or
- * timeouts, with exponential backoff and full jitter, honouring Retry-After,
- * within an attempt count and a total wait.
- */
+/** When the HTTP core asks again (429, 502, 503, 504, network errors, timeouts): full-jitter exponential backoff, honouring Retry-After. */
 import type { ApiError } from './errors';
 
 export const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
@@ -18,10 +14,8 @@ export interface RetryPolicy {
 }
 
 /**
- * The wait before attempt `attempt + 1`, or undefined when the outcome of
- * attempt `attempt` (an answer or a failure) is final. A request that is not idempotent is asked again only when the server
- * refused it outright (429, 503): after a network error, timeout, 502 or 504
- * it may already have been processed.
+ * The wait before attempt `attempt + 1`, or undefined when this outcome is final. A request that is not idempotent is asked
+ * again only when refused outright (429, 503): after a network error, timeout, 502 or 504 it may already have been processed.
  */
 export function retryDelay(
   outcome: { status?: number; headers?: Record<string, string | string[] | undefined>; failure?: ApiError | undefined },
