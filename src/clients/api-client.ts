@@ -19,7 +19,6 @@ export interface ClientDeps {
   http?: Pick<HttpCoreOptions, 'backoffBaseMs' | 'maxRetryWaitMs'>;
 }
 
-/** A GET: the path with its query string, the endpoint template, the caller's signal. */
 export type GetRequest = Omit<HttpRequest, 'method' | 'body'>;
 
 /** The parsed JSON body of a 2xx answer, and its status. */
@@ -28,12 +27,7 @@ export interface JsonAnswer {
   status: number;
 }
 
-/**
- * What the three API clients share: the target's HTTP core (TLS, time limits,
- * retries, body bounds, the target's credentials removed from error bodies),
- * the target's credentials on every request (the token of one login session
- * for a token API, else HTTP Basic), JSON GETs judged one way, and closing.
- */
+/** What the three API clients share: the HTTP core, credentials on every request (a token session or HTTP Basic), JSON GETs, closing. */
 export class ApiClient {
   protected readonly http: HttpCore;
   /** the login session of a token API; the replication plugin has none */

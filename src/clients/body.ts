@@ -3,11 +3,7 @@ import { ApiError } from './errors';
 import type { ResponseBudget } from './response-budget';
 import { formatBytes } from '../util/bytes';
 
-/**
- * The body as text, refusing one larger than `limit` (announced or actual)
- * and one the process-wide response budget takes back, before either fills
- * the memory: a `protocol` error, not an exhausted heap.
- */
+/** The body as text; one over `limit` (announced or actual) or taken back by the shared budget is a `protocol` error, not a full heap. */
 export function readBody(
   response: Dispatcher.ResponseData,
   endpoint: string,

@@ -1,9 +1,6 @@
 /**
- * Errors of the HTTP clients. Messages name the endpoint template and what went
- * wrong, never credentials, tokens or response bodies (which may be huge).
- * `unreachable` errors (network, timeout, 5xx after retries, failed login) make
- * the target count as down (dataprotect_up 0); others mean the API answered but
- * the answer was unusable.
+ * Errors of the HTTP clients, naming the endpoint template and what went wrong, never credentials, tokens or response bodies
+ * (which may be huge). `unreachable` ones make the target down (dataprotect_up 0); others mean the answer was unusable.
  */
 export type ApiErrorKind =
   | 'network' // connection refused/reset, DNS, TLS

@@ -47,13 +47,7 @@ export interface HttpRequest {
   headers?: Record<string, string>;
   body?: unknown;
   signal?: AbortSignal;
-  /**
-   * false for a request that the server may not see twice (a serial paging
-   * token is consumed by its first use): it is then retried only when the
-   * server refused it outright (429, 503), never after a network error,
-   * timeout, 502 or 504, after which it may already have been processed.
-   * Default true.
-   */
+  /** false for a request the server may not see twice (a serial paging token is spent by its first use): see retryDelay. Default true. */
   idempotent?: boolean;
 }
 
@@ -67,13 +61,7 @@ const tracer = trace.getTracer('dataprotect-exporter');
 /** How long closing a client waits for its requests in flight (a logout) before cutting them off. */
 const CLOSE_GRACE_MS = 2_000;
 
-/**
- * The one place that talks HTTP: an undici Pool per origin (its connection
- * count is the per-target concurrency limit), a time limit per attempt, the
- * caller's AbortSignal, retries with exponential backoff and full jitter on
- * 429/502/503/504 and network errors honouring Retry-After, request metrics
- * and a span per request. Authentication and paging live in the API clients.
- */
+/** The one place that talks HTTP: a Pool per origin (its connections the target's concurrency limit), time limits, retries and spans. */
 export class HttpCore {
   readonly target: string;
   /** the target's credentials: the token sessions add the tokens they are issued */
@@ -187,9 +175,9 @@ export class HttpCore {
     return failed('network', describeNetworkError(error));
   }
 
-  /** Lets requests in flight finish for `graceMs`, then cuts them off: a source that hangs cannot hold a stop or a reload. */
-  async close(graceMs = CLOSE_GRACE_MS): Promise<void> {
-    if (!(await settlesWithin(this.pool.close(), graceMs))) await this.pool.destroy().catch(() => undefined);
+  /** Lets requests in flight finish for CLOSE_GRACE_MS, then cuts them off: a source that hangs cannot hold a stop or a reload. */
+  async close(): Promise<void> {
+    if (!(await settlesWithin(this.pool.close(), CLOSE_GRACE_MS))) await this.pool.destroy().catch(() => undefined);
   }
 }
 

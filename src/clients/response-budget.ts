@@ -1,14 +1,9 @@
 /**
- * The bytes of response bodies buffered at once across the whole process.
- *
- * Each body is also capped on its own (a target's `maxResponseBytes`), but
- * with several targets, four connections each, the caps add up past a pod's
- * memory limit when upstreams misbehave together (bodies that never end). The
- * budget bounds the sum: a body takes its bytes chunk by chunk, and when a
- * chunk does not fit, the largest body in flight is refused, which frees the
- * most memory at once and is almost always the misbehaving one (a legitimate
- * page is a few MB; an endless body grows until it is stopped). Waiting for
- * room instead could stall every body at once until their time limits.
+ * The bytes of response bodies buffered at once across the whole process. Each body is also capped (a target's
+ * `maxResponseBytes`), but with several targets, four connections each, the caps add up past a pod's memory limit when
+ * upstreams misbehave together (bodies that never end). When a body's next chunk does not fit, the largest body in flight
+ * is refused: that frees the most memory at once and is almost always the misbehaving one (a legitimate page is a few MB;
+ * an endless body grows until stopped). Waiting for room instead could stall every body at once until their time limits.
  */
 /** One body's share of the budget, as its reader uses it. */
 export interface BodyShare {
@@ -25,7 +20,6 @@ export interface BudgetedBody {
 }
 
 export class ResponseBudget {
-  /** bytes held by bodies now in flight */
   private used = 0;
   /** the bodies in flight; a refused or released one is not here and takes nothing more */
   private readonly bodies = new Set<BudgetedBody>();

@@ -1,12 +1,7 @@
 /**
- * Judging an HTTP answer, shared by the API clients: a status the client does
- * not accept becomes an ApiError of the right kind, and a JSON body is checked
- * against a zod schema so that a wrong shape is a bounded `protocol` error,
- * never a crash or a wrong number; a listing item of the wrong shape is
- * skipped and counted (validateItems). Schemas built with z.object() drop fields
- * they do not name, which is how the clients tolerate new fields; enumerations
- * are read as plain strings for the same reason (an unknown value is data,
- * e.g. a state set's extra series).
+ * Judging an HTTP answer: a status the client does not accept is an ApiError of the right kind, and a JSON body of the wrong
+ * shape a bounded `protocol` error, never a crash or a wrong number (a bad listing item is skipped and counted). Unnamed
+ * fields are dropped and enumerations read as plain strings: that is how the clients tolerate new fields and values.
  */
 import { z } from 'zod';
 import { ApiError } from './errors';
@@ -20,12 +15,9 @@ const MAX_REASON_CHARS = 160;
 const MAX_ISSUES = 3;
 
 /**
- * The error for a status the caller does not accept. 401 is `auth` (the
- * credentials or the session were refused); everything else is `status`, which
- * counts as the target being down only for 5xx (see ApiError.unreachable).
- * A 401's reason is never quoted: it may name the credential that was refused
- * (the management service's "reason names the invalid token"), and this
- * message reaches the logs, the landing page and the traces.
+ * The error for a status the caller does not accept: 401 is `auth`, anything else `status` (the target is down only for 5xx:
+ * ApiError.unreachable). A 401's reason is never quoted: it may name the refused credential (the management service's
+ * "reason names the invalid token"), and this message reaches the logs, the landing page and the traces.
  */
 export function errorForStatus(response: HttpResponse, endpoint: string, doing?: string): ApiError {
   const reason = response.status === 401 ? undefined : serverReason(response.text);
@@ -41,11 +33,7 @@ export function loginRejected(response: HttpResponse, endpoint: string, username
   return new ApiError('auth', endpoint, `login rejected for user ${username} (${status})`, response.status);
 }
 
-/**
- * A short, single-line reason from a JSON error body (`reason`, `message`,
- * `details` or `error`, as the three APIs spell it), or undefined. Bodies are
- * never quoted whole: they may be huge or echo the request.
- */
+/** A one-line reason from a JSON error body's reason, message, details or error; never the body, which may be huge or echo the request. */
 export function serverReason(text: string): string | undefined {
   if (!text || text.length > 64_000) return undefined;
   let body: unknown;
@@ -70,12 +58,7 @@ export function validate<S extends z.ZodType>(value: unknown, endpoint: string, 
   throw new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(checked.problems, MAX_ISSUES)}`, status);
 }
 
-/**
- * The items of a listing that pass the item schema, in order. An item that
- * fails is left out and counted for the run (countSkippedItem) by its
- * endpoint, its id when it has one and its first problems (field paths and
- * what is wrong), never by its content: one bad item costs that item, not the listing.
- */
+/** The items that pass the schema, in order; one that fails is left out and counted (countSkippedItem), and costs only itself. */
 export function validateItems<S extends z.ZodType>(schema: S, items: readonly unknown[], endpoint: string, at: string): Array<z.output<S>> {
   const valid: Array<z.output<S>> = [];
   for (let index = 0; index < items.length; index++) {
@@ -104,10 +87,8 @@ export const optionalString = optional(z.string());
 export const idString = z.union([z.string(), z.number()]).transform((value) => String(value));
 
 /**
- * Parses a JSON body; a malformed body becomes a bounded `parse` error, never
- * a crash. The parser's message is quoted without the piece of the body it
- * cites, which could be anything the body holds; the body of a `secret`
- * answer (a login's, which holds the token) is described by its size alone.
+ * Parses a JSON body; a malformed one is a bounded `parse` error quoting the parser without the piece of the body it cites
+ * (which could be anything), or for a `secret` answer (a login's, holding the token) giving only its size.
  */
 export function parseJson(response: HttpResponse, endpoint: string, secret?: 'login response'): unknown {
   try {

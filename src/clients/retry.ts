@@ -1,8 +1,4 @@
-/**
- * When the HTTP core asks again: 429, 502, 503, 504 and network errors or
- * timeouts, with exponential backoff and full jitter, honouring Retry-After,
- * within an attempt count and a total wait.
- */
+/** When the HTTP core asks again (429, 502, 503, 504, network errors, timeouts): full-jitter exponential backoff, honouring Retry-After. */
 import type { ApiError } from './errors';
 
 export const RETRIABLE_STATUS = new Set([429, 502, 503, 504]);
@@ -18,10 +14,8 @@ export interface RetryPolicy {
 }
 
 /**
- * The wait before attempt `attempt + 1`, or undefined when the outcome of
- * attempt `attempt` (an answer or a failure) is final. A request that is not idempotent is asked again only when the server
- * refused it outright (429, 503): after a network error, timeout, 502 or 504
- * it may already have been processed.
+ * The wait before attempt `attempt + 1`, or undefined when this outcome is final. A request that is not idempotent is asked
+ * again only when refused outright (429, 503): after a network error, timeout, 502 or 504 it may already have been processed.
  */
 export function retryDelay(
   outcome: { status?: number; headers?: Record<string, string | string[] | undefined>; failure?: ApiError | undefined },
@@ -43,10 +37,10 @@ export function retryDelay(
 }
 
 /** Retry-After as delay-seconds or an HTTP date, in milliseconds. */
-export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
   const text = Array.isArray(value) ? value[0] : value;
   if (!text) return undefined;
   if (/^\d+$/.test(text.trim())) return Number(text.trim()) * 1000;
   const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }

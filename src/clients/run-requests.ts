@@ -1,9 +1,6 @@
 /**
- * What one collector run's API reading amounts to, whichever collector code
- * or shared helper does it: the HTTP client adds each request (once, however
- * often it is retried) to the run it is part of, and a listing adds each item
- * it skips for failing its checks, so no collector counts pages or bad items
- * by hand. The job reports both when the run ends.
+ * What one collector run's API reading amounts to: each request (once, however often retried) and each listing item skipped
+ * for failing its checks, added to the run it is part of, so no collector counts them by hand. The job reports both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ProblemKind } from '../util/validation';

@@ -1,8 +1,6 @@
 /**
- * The two spellings of the storage and replication APIs: the seeds' (our
- * contract, the simulator's default) and the real products' (`dd-systems`,
- * `rp-clusters`, `rpClusterName` ...). A target either names its spelling or
- * leaves it to the first contact (`apiSpelling: auto`).
+ * The two spellings of the storage and replication APIs: the seeds' (our contract, the simulator's default) and the real
+ * products' (`dd-systems`, `rp-clusters`, `rpClusterName` ...). A target names its spelling or says `apiSpelling: auto`.
  */
 import type { Logger } from 'pino';
 import { ApiError, isStatusError } from './errors';
@@ -10,13 +8,9 @@ import { ApiError, isStatusError } from './errors';
 export type ApiSpelling = 'seed' | 'product';
 
 /**
- * Which spelling one target speaks, remembered for the client's life.
- *
- * Configured: that spelling, never a probe. Auto: the first request of a
- * spelled path family is tried in the seed spelling and, when answered 404,
- * in the product spelling; the first answer that is not a 404 fixes the
- * spelling (logged once). Other failures (5xx, timeouts) fix nothing, so a
- * target that is down at its first contact is probed again at the next.
+ * Which spelling one target speaks, remembered for the client's life; a configured one is never probed. Auto: a spelled path
+ * family's first request is tried in the seed spelling, on 404 in the product one; the first answer that is not a 404 fixes
+ * the spelling (logged once). Other failures fix nothing, so a target down at its first contact is probed again at the next.
  */
 export class SpellingResolver {
   private found: ApiSpelling | undefined;
@@ -29,7 +23,6 @@ export class SpellingResolver {
     this.found = configured === 'auto' ? undefined : configured;
   }
 
-  /** The spelling when known (configured or detected), else undefined. */
   get known(): ApiSpelling | undefined {
     return this.found;
   }

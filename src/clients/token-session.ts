@@ -1,12 +1,7 @@
 /**
- * The login session of a token API (the management service's bearer token,
- * the storage API's X-DD-AUTH-TOKEN): one login shared by every request of the
- * target, renewed shortly before the token's announced end, replaced once
- * when the API answers 401, and ended by a logout when the client closes
- * (api-client.ts). Each client says only how its API hands out a token and
- * carries it (`TokenApi`).
- * Concurrent callers that need a token while a login is running wait for that
- * same login: no login storm.
+ * The login session of a token API (the management bearer token, the storage X-DD-AUTH-TOKEN): one login shared by every
+ * request of the target, renewed shortly before the token's announced end, replaced once on 401, ended by a logout when the
+ * client closes. Callers that need a token while a login runs wait for that same login: no login storm.
  */
 import type { Logger } from 'pino';
 import { ApiError } from './errors';
@@ -15,7 +10,6 @@ import { errorForStatus } from './response';
 import type { Redactor } from '../util/secret';
 import { SingleFlight } from '../util/single-flight';
 
-/** What a login gives. */
 export interface IssuedToken {
   readonly value: string;
   /** the lifetime the API announced; undefined: the token is used until the API refuses it */
@@ -23,7 +17,6 @@ export interface IssuedToken {
 }
 
 export interface TokenSessionOptions {
-  /** logs in (one request to the API's login endpoint) */
   readonly login: () => Promise<IssuedToken>;
   /** named by the error of a caller that stops waiting for the login */
   readonly loginEndpoint: string;
@@ -52,11 +45,7 @@ export class TokenSession {
     this.clock = options.clock ?? (() => performance.now());
   }
 
-  /**
-   * A valid token: the current one, the one a running login is about to give,
-   * or a new login. The caller's signal ends its own wait, not the shared login
-   * (another caller may still want it).
-   */
+  /** The current token, a running login's, or a new login's; the signal ends this caller's wait, not the login others may want. */
   async get(signal?: AbortSignal): Promise<string> {
     const current = this.current;
     if (current && this.clock() < current.renewAt) return current.value;
@@ -65,19 +54,12 @@ export class TokenSession {
     return (await this.login.run(signal, waitEnded)).value;
   }
 
-  /**
-   * The API refused `token` (401): forget it, unless a newer token has
-   * already replaced it (another request saw the same 401 first).
-   */
+  /** The API refused `token` (401): forget it, unless a newer token already replaced it (another request saw the same 401 first). */
   invalidate(token: string): void {
     if (this.current?.value === token) this.current = undefined;
   }
 
-  /**
-   * Sends a request with the token. On 401 the token is replaced (one login
-   * shared with any concurrent request) and the request sent once more; a
-   * fresh token refused too is an `auth` error, never a login loop.
-   */
+  /** Sends with the token; on 401, once more with a fresh one (one login shared with concurrent requests): never a login loop. */
   async send(endpoint: string, signal: AbortSignal | undefined, request: (token: string) => Promise<HttpResponse>): Promise<HttpResponse> {
     const token = await this.get(signal);
     const response = await request(token);
@@ -91,11 +73,7 @@ export class TokenSession {
     throw errorForStatus(again, endpoint, '401 for a freshly issued token');
   }
 
-  /**
-   * Forgets the token and gives it to the caller to end the session on the
-   * server (after a running login, whose token would otherwise outlive it);
-   * undefined when there is none.
-   */
+  /** Forgets the token and returns it for a logout on the server (after a running login, whose token would otherwise outlive it). */
   async release(): Promise<string | undefined> {
     await this.login.settled();
     const token = this.current?.value;

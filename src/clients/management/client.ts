@@ -40,7 +40,6 @@ export interface ListOptions {
   filter?: Filter;
 }
 
-/** The partition key of listings whose items have an id. */
 const BY_ID: PartitionKey = { field: 'id', nullable: false };
 /** The partition key of compliance results, which have no id and whose assetId may be null. */
 const BY_ASSET_ID: PartitionKey = { field: 'assetId', nullable: true };
@@ -49,12 +48,7 @@ const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
 export const LATEST_COPIES_BATCH = 100;
 
-/**
- * Client of the management service (/api/v2): bearer login shared by all
- * requests of the target (renewed before expires_in ends, once more on a 401),
- * random and serial paging, item checks, and one method per listing the
- * collectors read. Every method takes the collector's AbortSignal.
- */
+/** Client of the management service (/api/v2): a bearer login session, random and serial paging, one method per listing read. */
 export class ManagementClient extends ApiClient {
   private readonly fetchPage: PageFetcher = (request) => this.fetchJson(request);
 
@@ -67,11 +61,7 @@ export class ManagementClient extends ApiClient {
     return serialPages(this.fetchPage, this.spec(ENDPOINTS.assets, assetSchema, options), signal);
   }
 
-  /**
-   * One asset's live copies (random paging: the endpoint offers nothing
-   * else; over 10,000 copies, in ranges of id); the filter leaves
-   * deletion-state copies out, and the items are checked again after reading.
-   */
+  /** One asset's live copies (random paging; over 10,000, in ranges of id): deletion states are filtered out and checked again after. */
   async *assetCopies(assetId: string, options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Copy[]> {
     const live: ListOptions = { ...options, filter: and(options.filter, liveCopiesOnly()) };
     const path = withId(ENDPOINTS.assetCopies, assetId);
@@ -82,11 +72,8 @@ export class ManagementClient extends ApiClient {
   }
 
   /**
-   * The newest live copy of each of the given assets (at most
-   * LATEST_COPIES_BATCH ids), in one request. The endpoint documents only
-   * `filter`, and with strict REST validation on the service answers 400 to
-   * anything else (page, pageSize): the batch fits the default page, and an
-   * answer that says it has more pages is an error rather than a silent cut.
+   * The newest live copy of each given asset, in one request. The endpoint documents only `filter`, and with strict REST
+   * validation the service answers 400 to page or pageSize: the batch fits the default page; more pages are an error, not a cut.
    */
   async latestCopies(assetIds: readonly string[], signal?: AbortSignal): Promise<LatestCopy[]> {
     if (assetIds.length === 0) return [];
@@ -104,12 +91,7 @@ export class ManagementClient extends ApiClient {
     return validateItems(latestCopySchema, envelope.content, endpoint, 'content').filter(isLiveCopy);
   }
 
-  /**
-   * Random paging with page and pageSize only: the endpoint takes no filter,
-   * so it cannot be read in ranges, and over 10,000 rows only the first
-   * 10,000 can be read by documented means. Those are read, with a warning
-   * that says how many rows were left unread.
-   */
+  /** Takes no filter, so no ranges: over 10,000 rows only the first 10,000 can be read by documented means; a warning counts the rest. */
   copyMetrics(signal?: AbortSignal): AsyncGenerator<CopyMetrics[]> {
     const endpoint = ENDPOINTS.copyMetrics;
     const cutAtLimit = (totalElements: number, read: number): void => {
@@ -146,11 +128,7 @@ export class ManagementClient extends ApiClient {
     return this.partitionedPages(ENDPOINTS.inventorySources, inventorySourceSchema, options, BY_ID, signal);
   }
 
-  /**
-   * Cloud DR sessions, every page. The service answers `{content, pageInfo}`
-   * (pageInfo as a random page's `page`); a bare array and `{content}`
-   * without paging information are read as the whole list.
-   */
+  /** Every page; the service answers `{content, pageInfo}`, and a bare array or `{content}` without paging is the whole list. */
   async cloudDrSessions(signal?: AbortSignal): Promise<CloudDrSession[]> {
     const endpoint = ENDPOINTS.cloudDrSessions;
     const spec = this.spec(endpoint, cloudDrSessionSchema, {});
@@ -161,10 +139,7 @@ export class ManagementClient extends ApiClient {
     return collectAll(randomPages(fetchPage, spec, signal));
   }
 
-  /**
-   * Random paging of a listing that offers nothing else, kept under the
-   * service's 10,000-result rule by reading a larger query in ranges of `key`.
-   */
+  /** Random paging of a listing that offers nothing else, under the 10,000-result rule by reading a larger query in ranges of `key`. */
   partitionedPages<S extends z.ZodType>(
     endpoint: string,
     schema: S,

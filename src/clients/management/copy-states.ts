@@ -1,8 +1,6 @@
 /**
- * Copies in a deletion state. The service lists them beside the live copies
- * (the vendor's own scripts filter them out with `not state in (...)`); no
- * copy count, size or newest-copy time includes them. CATALOG_DELETE_FAILED
- * is a copy already deleted whose catalog entry could not be removed.
+ * Copies in a deletion state, listed beside the live ones (the vendor's own scripts filter them out with `not state in (...)`)
+ * and in no copy count, size or newest-copy time. CATALOG_DELETE_FAILED: deleted, but the catalog entry could not be removed.
  */
 import { isIn, not, type Filter } from './filter';
 
@@ -15,10 +13,7 @@ export function liveCopiesOnly(): Filter {
   return not(isIn('state', DELETED_COPY_STATES));
 }
 
-/**
- * Whether a copy the service listed is live. Checked after reading too: a
- * service that ignores the filter term must not make deleted copies count.
- */
+/** Whether a listed copy is live; checked after reading too, so that a service ignoring the filter cannot make deleted copies count. */
 export function isLiveCopy(copy: { state?: string | null }): boolean {
   return copy.state == null || !DELETED.has(copy.state);
 }

@@ -1,7 +1,4 @@
-/**
- * Path templates of the management service endpoints the exporter reads. They
- * label request metrics and spans; a concrete id never appears in them.
- */
+/** Path templates of the management service endpoints read: they label request metrics and spans, so never hold a concrete id. */
 export const ENDPOINTS = {
   login: '/api/v2/login',
   logout: '/api/v2/logout',

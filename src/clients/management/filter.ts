@@ -1,20 +1,10 @@
 /**
  * Builder for the management service's filter grammar, exactly as published:
- *
  *   filter           := logic-expression [ (and | or) logic-expression ] ...
  *   logic-expression := [not] <field-name> <operator> <value> | (<value1>, <value2> ...)
- *
- * so `not` prefixes one comparison (`not state in ("A","B")`: there is no
- * `not in` operator), and there are no parenthesised groups. The exporter
- * only needs and-chains, so those are all this builds. Anything else throws
- * here, at build time, rather than becoming a request the service answers with 400.
- *
- *   and(eq('name', 'db "prod"'), ge('updateTime', since)).toString()
- *   // name eq "db \"prod\"" and updateTime ge "2026-11-20T00:00:00.000Z"
- *
- * Every string value is quoted and escaped (backslash and double quote), so a
- * value can never end the string early and inject grammar; field names are
- * checked against a strict pattern for the same reason.
+ * so `not` prefixes one comparison (there is no `not in` operator) and there are no parenthesised groups. Only and-chains
+ * are built, all the exporter needs; anything else throws here rather than becoming a request the service answers with 400.
+ * String values are quoted and escaped, and field names checked against a strict pattern, so no value can inject grammar.
  */
 export type FilterValue = string | number | boolean | Date | null;
 
@@ -80,7 +70,6 @@ export function not(expression: Filter): Filter {
   return new Filter(`not ${expression.toString()}`, 'negated');
 }
 
-/** `field eq null` */
 export const isNull = (name: string): Filter => eq(name, null);
 
 /** Joins expressions with `and`; undefined parts are skipped (handy for optional conditions). */

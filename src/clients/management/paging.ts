@@ -1,18 +1,11 @@
 /**
- * The management service's two ways of paging a listing, as async generators
- * of pages of checked items (an item that fails its checks is skipped and
- * counted: response.ts validateItems; a page that is not one fails the listing):
- *
- * - random: `page=1..n&pageSize=N`; the service forbids it for queries of
- *   more than 10000 resources, so it is used only where serial paging is not
- *   offered, and a larger query is an error here rather than a request the
- *   service refuses (partitioned.ts splits such listings into smaller queries).
- * - serial: `pageSize=N&queryState=BEGIN`, then `pageSize=N&queryState=<token>`
- *   with the token of the previous answer; the page with `queryState: "END"`
- *   still carries content; END is never sent; a token is never sent twice.
- *
- * Stopping the iteration early (break) sends nothing more (random paging
- * aborts the pages it had already requested ahead).
+ * The management service's two ways of paging a listing, as async generators of pages of checked items (a failing item is
+ * skipped and counted; a page that is not one fails the listing):
+ * - random: `page=1..n&pageSize=N`; the service forbids it over 10000 resources, so it is used only where serial paging is not
+ *   offered, and a larger query is an error here rather than a refused request (partitioned.ts splits such listings).
+ * - serial: `pageSize=N&queryState=BEGIN`, then `pageSize=N&queryState=<token>` with the previous answer's token; the page
+ *   with `queryState: "END"` still carries content; END is never sent; a token is never sent twice.
+ * Stopping the iteration early (break) sends nothing more: random paging aborts the pages it had requested ahead.
  */
 import pLimit from 'p-limit';
 import { z } from 'zod';
@@ -23,7 +16,6 @@ import type { Filter } from './filter';
 import { validate, validateItems } from '../response';
 import { LinkedSignal } from '../../util/linked-signal';
 
-/** Fetches one page (a GET) and returns its parsed JSON body. */
 export type PageFetcher = (request: GetRequest) => Promise<JsonAnswer>;
 
 export interface ListSpec<S extends z.ZodType> {
@@ -32,38 +24,17 @@ export interface ListSpec<S extends z.ZodType> {
   /** concrete path without query string */
   path: string;
   filter?: Filter | undefined;
-  /** item schema */
   schema: S;
   pageSize: number;
-  /**
-   * The most items the listing may return (the target's maxListingItems): a
-   * paging loop must end even if the service never says so, and the page
-   * bound follows from it and the page size.
-   */
+  /** the most items the listing may return (the target's maxListingItems): see ListingBound */
   maxItems: number;
-  /**
-   * For a listing that cannot be narrowed (copy-metrics takes no filter):
-   * above RANDOM_PAGING_LIMIT results the pages within the limit are read
-   * and the listing ends there, told to this with the service's total,
-   * instead of failing. Without it, such a listing is an error.
-   */
+  /** For a listing that cannot be narrowed (copy-metrics): told the total when reading stops at RANDOM_PAGING_LIMIT instead of failing. */
   cutAtLimit?: (total: number, read: number) => void;
 }
 
-/**
- * The bound on one listing: a target's `maxListingItems` is the most items a
- * listing may return, and the most pages it may take follows from it and the
- * page size. Every paging loop (storage's too) ends within it even if the
- * service never says the list is complete: a confused or hostile service gets
- * a few hundred requests and a collector error, not a request storm.
- */
-interface ListingBound {
-  /** the target's maxListingItems */
-  maxItems: number;
-  pageSize: number;
-}
+/** Every paging loop (storage's too) ends within maxListingItems: a confused or hostile service gets an error, not a request storm. */
+type ListingBound = Pick<ListSpec<z.ZodType>, 'maxItems' | 'pageSize'>;
 
-/** The most pages a listing may take. */
 export function maxPages(bound: ListingBound): number {
   return Math.max(1, Math.ceil(bound.maxItems / bound.pageSize));
 }
@@ -94,15 +65,11 @@ const serialEnvelope = z.object({
 });
 
 /**
- * Random paging: page 1, then, once it tells how many pages there are, every
- * page, at most `concurrency` in flight at once (the limiter of
- * forEachConcurrent: a listing of 20 pages does not take 20 round trips one
- * after another, nor holds every connection of the target), yielded in page
- * order. Pages are requested before a page's items are handed over, so they
- * load while the caller works. A page's own totalPages is honoured as it
- * comes: a list that grew is read on, one that shrank ends there. Pages
- * requested and not used (the caller stopped, a page failed) are aborted or,
- * still queued, never sent.
+ * Random paging: page 1, then, once it tells how many pages there are, every page, at most `concurrency` in flight (a listing
+ * of 20 pages neither takes 20 round trips one after another nor holds every connection of the target), yielded in page
+ * order. Pages are requested before a page's items are handed over, so they load while the caller works. A page's own
+ * totalPages is honoured as it comes: a list that grew is read on, one that shrank ends there. Pages requested and not used
+ * (the caller stopped, a page failed) are aborted or, still queued, never sent.
  */
 export async function* randomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
@@ -149,20 +116,15 @@ export async function* randomPages<S extends z.ZodType>(
   }
 }
 
-/** The request for one page of a random-paged listing. */
 export function randomPageRequest(spec: ListSpec<z.ZodType>, page: number, signal: AbortSignal | undefined): GetRequest {
   const path = spec.path + queryString({ filter: spec.filter?.toString(), page, pageSize: spec.pageSize });
   return { endpoint: spec.endpoint, path, idempotent: true, signal };
 }
 
-/**
- * One random page checked: its items, whether it is the last, whether the
- * listing is cut at the 10,000-result limit here, and the pages there are to read.
- */
+/** One random page checked: its items, whether it is the last, whether the listing is cut here, and the pages there are to read. */
 function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, page: number, spec: ListSpec<S>) {
   const envelope = validate(body, spec.endpoint, randomEnvelope, status);
-  // Without page information the answer is the whole list (asking for page 2
-  // of a service that ignores `page` would return the same items forever).
+  // Without page information the answer is the whole list: page 2 of a service that ignores `page` would repeat it forever.
   const totalPages = envelope.page?.totalPages;
   if (totalPages != null && totalPages > maxPages(spec)) {
     throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
@@ -181,12 +143,7 @@ function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, pag
   return { items, last, cut, readable };
 }
 
-/**
- * The pages of a random-paged listing that may be read: all, unless they
- * reach past the 10,000th result, which the service refuses. A listing that
- * cannot be narrowed (cutAtLimit) is read up to there; for any other, that
- * is an error (partitioned.ts splits such listings beforehand).
- */
+/** The pages to read: all up to the 10,000th result (the service refuses more); past it, cut there with cutAtLimit, else an error. */
 function readablePages(spec: ListSpec<z.ZodType>, totalPages: number, total: number | null | undefined, status: number): number {
   if (total == null || total <= RANDOM_PAGING_LIMIT) return totalPages;
   if (!spec.cutAtLimit) {
@@ -240,7 +197,6 @@ export function randomPagingTotal(body: unknown, endpoint: string, status: numbe
   return validate(body, endpoint, randomEnvelope, status).page?.totalElements ?? undefined;
 }
 
-/** Every item of every page, in order. */
 export async function collectAll<T>(pages: AsyncIterable<T[]>): Promise<T[]> {
   const all: T[] = [];
   for await (const page of pages) for (const item of page) all.push(item);

@@ -1,21 +1,12 @@
 /**
- * Random-paged listings of any size under the service's rule "do not use
- * random paging for results above 10000 resources in total".
- *
- * The query is asked as usual first: at or under the limit (most estates)
- * its first page is the listing's first page and nothing else is sent. Above
- * it, the query is split into ranges of a key field (`id`, or `assetId` where
- * a row has no id of its own): `key lt "b1"`, `key ge "b1" and key lt "b2"`,
- * ..., `key ge "bn"`, each ANDed with the caller's filter, plus `key eq null`
- * when the key may be missing. Consecutive half-open ranges of one string
- * order leave no value out and hold none twice, so every row is read exactly
- * once whatever the ids look like. The boundaries spread evenly over hex
- * prefixes (the service's ids are UUIDs), sized for about 9,000 rows each; a
- * range that still holds more than 10,000 is split again from its own total,
- * and one that cannot be split further fails the listing: never a truncated
- * count. A range's first page is its size probe and its first page of rows
- * at once, so the cost over the lower bound is the first (discarded) page of
- * the whole query and one partly filled last page per range.
+ * Random-paged listings of any size under the service's rule "do not use random paging for results above 10000 resources in
+ * total". The query is asked as usual first: at or under the limit (most estates) its first page is the listing's first page.
+ * Above it, the query is split into half-open ranges of a key field (`id`, or `assetId` where a row has no id), each ANDed
+ * with the caller's filter, plus `key eq null` when the key may be missing: consecutive ranges of one string order leave no
+ * value out and hold none twice, so every row is read exactly once whatever the ids look like. The boundaries spread evenly
+ * over hex prefixes (the ids are UUIDs), for about 9,000 rows each; a range still over 10,000 is split again from its own
+ * total, and one that cannot be split fails the listing: never a truncated count. A range's first page is its size probe
+ * too, so the cost over the lower bound is the whole query's first (discarded) page and one partly filled page per range.
  */
 import type { Logger } from 'pino';
 import type { z } from 'zod';
@@ -48,7 +39,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   key: PartitionKey,
   signal: AbortSignal | undefined,
   logger: Logger,
-  concurrency = 1,
+  concurrency: number,
 ): AsyncGenerator<Array<z.output<S>>> {
   const probe = await firstPage(fetchPage, whole, signal);
   if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {
@@ -113,10 +104,7 @@ function rangeFilter(field: string, range: KeyRange): Filter {
   return and(range.lo > 0 ? ge(field, boundary(range.lo)) : undefined, range.hi < KEY_SPACE ? lt(field, boundary(range.hi)) : undefined);
 }
 
-/**
- * A point of the key space as a hex prefix without trailing zeros ("8" for the
- * middle): shorter filters, and the same order as the points themselves.
- */
+/** A key-space point as a hex prefix without trailing zeros ("8" for the middle): shorter filters, in the same order as the points. */
 export function boundary(point: number): string {
   return point.toString(16).padStart(BOUNDARY_DIGITS, '0').replace(/0+$/, '') || '0';
 }

@@ -1,27 +1,14 @@
 /**
- * Item schemas of the management service listings, checked item by item
- * (response.ts validateItems).
- *
- * Lenient where the API may grow: unknown fields are stripped silently (not
- * kept, to save memory on large estates) and enumerations are plain strings,
- * so a value the exporter does not know passes through as a label value.
- * Required only what the products' models require (api-notes: an asset needs
- * name and type, a management alert its id; a copy and a cloud DR session
- * nothing) and what a record is keyed by: every other field may be missing
- * in one record, and the collectors then leave out what depends on it
- * rather than guess. An item with a required field missing or a field of the
- * wrong type is skipped and counted, naming the endpoint, the item and the
- * field, instead of giving a wrong number.
- *
+ * Item schemas of the management service listings, checked item by item. Unknown fields are stripped (not kept, to save
+ * memory on large estates) and enumerations are plain strings, so an unknown value passes through as a label value. Required
+ * is only what the products' models require (api-notes: an asset needs name and type, a management alert its id; a copy and
+ * a cloud DR session nothing) and what a record is keyed by; the collectors leave out what depends on a missing field rather
+ * than guess. An item with a required field missing or of the wrong type is skipped and counted, never a wrong number.
  * Timestamps become epoch milliseconds.
  */
 import { z } from 'zod';
 
-/**
- * The ISO 8601 date-time forms the service sends (date, time, optional
- * fraction, Z or an offset). Date.parse alone is not enough: it also reads
- * "12" or "May 3" as some date, which would give a wrong timestamp, not an error.
- */
+/** The service's ISO 8601 forms. Date.parse alone also reads "12" or "May 3" as some date: a wrong timestamp, not an error. */
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 /** An ISO 8601 timestamp string as epoch milliseconds, NaN when it is none. */
@@ -29,7 +16,6 @@ export function parseTimestamp(text: string): number {
   return ISO_8601.test(text) ? Date.parse(text) : Number.NaN;
 }
 
-/** An ISO 8601 timestamp string, as epoch milliseconds. */
 const timestamp = z.string().transform((text, ctx) => {
   const ms = parseTimestamp(text);
   if (Number.isNaN(ms)) {
@@ -69,9 +55,8 @@ export const assetSchema = z.object({
 export type Asset = z.output<typeof assetSchema>;
 
 /**
- * Only what the copies collector reads (and the id): 200,000 copies make a
- * cold round on a large estate, and each timestamp checked is a transform
- * per copy; a field no metric uses should not fail the listing either.
+ * What the copies collector reads, and the id: a checked timestamp costs a transform per copy (200,000 in a cold round), and
+ * a field no metric uses should not fail the listing.
  */
 export const copySchema = z.object({
   id: z.string().min(1),
@@ -154,10 +139,7 @@ export type ProtectionPolicy = z.output<typeof protectionPolicySchema>;
 
 const objectiveStatus = z.object({ status: nullableString });
 
-/**
- * The seed names the result field verifiedObjectives.status (release 19.7);
- * api-notes show a flat `status`. Both are read; the seed's field wins.
- */
+/** The seed names the result field verifiedObjectives.status (release 19.7), api-notes a flat `status`: both are read, the seed's wins. */
 export const complianceSchema = z.object({
   assetId: nullableString,
   protectionPolicyId: nullableString,

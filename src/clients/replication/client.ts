@@ -17,7 +17,6 @@ export * from './schemas';
 
 const BASE = '/api/v1';
 
-/** The cluster list in each spelling. */
 const CLUSTER_PATHS: Readonly<Record<ApiSpelling, string>> = { seed: '/rep-clusters', product: '/rp-clusters' };
 
 /** The real plugin's names of the VM fields the seed spells otherwise; the internal model keeps the seed's. */
@@ -33,12 +32,7 @@ const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.]*$/;
 
 const itemSchemas = new WeakMap<z.ZodObject, Map<string, z.ZodType>>();
 
-/**
- * The schema of a list item with only the projected fields (the others were
- * not asked for), built once per item schema and field list: zod compiles a
- * schema on its first use, and a new one per request made every 5,000-VM
- * answer pay that again.
- */
+/** The item schema of the projected fields, cached: zod compiles a schema on first use, which a new one per 5,000-VM answer paid again. */
 function itemSchema(schema: z.ZodObject, fields: readonly string[]): z.ZodType {
   let byFields = itemSchemas.get(schema);
   if (!byFields) itemSchemas.set(schema, (byFields = new Map()));
@@ -52,11 +46,7 @@ function itemSchema(schema: z.ZodObject, fields: readonly string[]): z.ZodType {
   return item;
 }
 
-/**
- * The record with each server-spelled field copied to its internal name (the
- * item schema reads only the internal names, so the copies are all it sees).
- * The record is the freshly parsed answer's: nobody else holds it.
- */
+/** Copies server-spelled fields to the internal names the item schema reads, in place: the record is a fresh parse nobody else holds. */
 function withInternalNames(record: unknown, renames: ReadonlyArray<readonly [string, string]>): unknown {
   if (renames.length === 0 || !record || typeof record !== 'object') return record;
   const fields = record as Record<string, unknown>;
@@ -71,19 +61,11 @@ function fieldsQuery(fields: readonly string[], serverNames: Readonly<Record<str
 }
 
 /**
- * Client of the VM replication plugin (/api/v1): HTTP Basic on every request
- * (the plugin has no session), bare JSON arrays without paging. List calls
- * name the fields they need (`fields=`), which keeps the plugin's large VM
- * answers small, and get records typed and validated for exactly those fields.
- * Retries on 429/503 with Retry-After, time limits and TLS are the shared
- * HttpCore's.
- *
- * Spellings (../spelling.ts): the seed's `/rep-clusters` and VM field
- * `repClusterName`, or the real plugin's `/rp-clusters` and `rpClusterName`
- * (the VM fields read that differ). The plugin answers 400 to a
- * `fields=` name it does not know, so VM lists wait for the spelling (found
- * on the cluster list, whose path differs) and ask only its names; records
- * come back in the seed's names either way.
+ * Client of the VM replication plugin (/api/v1): HTTP Basic on every request (the plugin has no session), bare JSON arrays
+ * without paging. List calls name the fields they need (`fields=`), which keeps the large VM answers small. Spellings
+ * (../spelling.ts): the seed's `/rep-clusters` and VM field `repClusterName`, or the real plugin's `/rp-clusters` and
+ * `rpClusterName`. The plugin answers 400 to a `fields=` name it does not know, so VM lists wait for the spelling (found on
+ * the cluster list, whose path differs) and ask only its names; records come back in the seed's names either way.
  */
 export class ReplicationClient extends ApiClient {
   /** the spelling this target speaks: `known` once configured or detected */

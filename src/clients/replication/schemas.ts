@@ -1,12 +1,8 @@
 /**
- * Shapes of the replication plugin's records (seed: "Resources and their
- * fields"). Unknown fields are stripped, enumerations are open strings.
- * Required: what identifies a record and what a metric's value comes from;
- * optional: fields the seed says may be omitted and fields that only feed
- * labels, so that one record missing a label field does not void a whole list.
- * Fields no metric reads are not in the schemas (the seed's repSystemId is
- * rpSystemId on the products, a group's bandwidthPriority a name on the seed
- * and a number on the products): what is not read cannot fail a listing.
+ * Shapes of the replication plugin's records (seed: "Resources and their fields"); unknown fields are stripped, enumerations
+ * are open strings. Required: what identifies a record or gives a metric's value; optional: what the seed says may be omitted
+ * and what only feeds labels, so one record missing a label does not void a list. Fields no metric reads are left out: they
+ * cannot fail a listing (the seed's repSystemId is rpSystemId on the products; bandwidthPriority is a name or a number).
  */
 import { z } from 'zod';
 import { idString, optionalString } from '../response';

@@ -53,17 +53,16 @@ export const MAX_STORAGE_PAGE_SIZE = 200;
 const NO_SYSTEM_LIST_STATUSES = [400, 404, 405, 501];
 const ACTIVE = { filter: 'status=active' };
 
-/**
- * Client of the storage appliance / management center API (port 3009): a
- * token session, lists read through `paging_info` (pages.ts), the systems
- * collection spelled `store-systems` (seed) or `dd-systems` (the real
- * products): `target.apiSpelling`, or found at first contact (../spelling.ts).
- */
+/** Client of the storage appliance / management center API (port 3009): a token session, lists read through `paging_info`. */
 export class StorageClient extends ApiClient {
   /** the spelling this target speaks: `known` once configured or detected */
   readonly spelling = new SpellingResolver(this.target.apiSpelling, 'storage', this.deps.logger);
   private cachedDiscovery: { atMs: number; value: StorageDiscovery } | undefined;
-  private readonly discovery = new SingleFlight(() => this.runDiscovery());
+  private readonly discovery = new SingleFlight(async () => {
+    const value = await this.findSystems();
+    this.cachedDiscovery = { atMs: Date.now(), value };
+    return value;
+  });
 
   constructor(target: TargetConfig, deps: ClientDeps) {
     super(target, deps, STORAGE_LOGIN);
@@ -71,14 +70,10 @@ export class StorageClient extends ApiClient {
 
   /**
    * The systems to collect, reused for DISCOVERY_TTL_MS; concurrent callers share one discovery.
-   *
    * - `storageMode: appliance`: SYSTEM-ID 0, identified by `GET /rest/v1.0/system` (its uuid).
    * - `storageMode: center`: every system of `GET /rest/v1.0/store-systems`, collected by its id.
-   * - unset: `GET /rest/v1.0/store-systems` and `GET /rest/v1.0/system`. A list with systems
-   *   other than the server itself makes it a center (see chooseMode). A list that is empty,
-   *   holds only the server itself, or does not exist (400, 404, 405, 501) makes it an
-   *   appliance. Any other failure fails the discovery: nothing is guessed, and SYSTEM-ID 0
-   *   is never sent to a server that lists managed systems.
+   * - unset: both, and chooseMode; a missing system list (400, 404, 405, 501) makes it an appliance, any other failure fails:
+   *   nothing is guessed, and SYSTEM-ID 0 is never sent to a server that lists managed systems.
    */
   async discover(signal?: AbortSignal): Promise<StorageDiscovery> {
     const cached = this.cachedDiscovery;
@@ -103,10 +98,7 @@ export class StorageClient extends ApiClient {
     );
   }
 
-  /**
-   * The newest capacity of one tier, or undefined when the system has none
-   * (e.g. no cloud tier): `GET /rest/v2.0/store-systems/{id}/stats/capacity?tier=&sort=-collection_epoch&size=1`.
-   */
+  /** The newest capacity of a tier (stats/capacity?tier=&sort=-collection_epoch&size=1); undefined if the system has no such tier. */
   async latestCapacity(system: StorageSystemRef, tier: CapacityTier, signal?: AbortSignal): Promise<TierCapacity | undefined> {
     return this.spelling.resolve(async (spelling) => {
       const resource = systemPath('/rest/v2.0', system.pathId, 'stats/capacity', spelling);
@@ -137,12 +129,6 @@ export class StorageClient extends ApiClient {
     );
   }
 
-  private async runDiscovery(): Promise<StorageDiscovery> {
-    const value = await this.findSystems();
-    this.cachedDiscovery = { atMs: Date.now(), value };
-    return value;
-  }
-
   private async findSystems(): Promise<StorageDiscovery> {
     const mode = this.target.storageMode;
     if (mode === 'appliance') return applianceDiscovery(await this.systemDetails());
@@ -165,12 +151,7 @@ export class StorageClient extends ApiClient {
     }
   }
 
-  /**
-   * Every item of a paged list (pages 0, 1, ... of target.pageSize, at most MAX_STORAGE_PAGE_SIZE) under
-   * `key`, validated with `itemSchema`: the building block of the list methods
-   * above, public for resources they do not cover yet (e.g. mtrees).
-   * Build `resource` with systemPath or systemsPath.
-   */
+  /** Every item of a paged list under `key`; public for resources the methods above do not cover yet (e.g. mtrees). */
   async list<T extends z.ZodType>(
     resource: ResourcePath,
     query: Record<string, string>,
@@ -191,7 +172,6 @@ export class StorageClient extends ApiClient {
     return items;
   }
 
-  /** GET with the session's token (see TokenSession.send for the 401), a 2xx required, JSON parsed. */
   private async getJson(resource: ResourcePath, signal?: AbortSignal, query: Record<string, string | number> = {}): Promise<unknown> {
     return (await this.fetchJson({ endpoint: resource.endpoint, path: resource.path + queryString(query), signal })).body;
   }
@@ -200,11 +180,7 @@ export class StorageClient extends ApiClient {
 const AUTH_PATH = '/rest/v1.0/auth';
 const TOKEN_HEADER = 'x-dd-auth-token';
 
-/**
- * The storage API's login (api-notes): `POST /rest/v1.0/auth` answers 201 with
- * the token in `X-DD-AUTH-TOKEN`, which lives until the API refuses it;
- * `DELETE /rest/v1.0/auth` ends the session.
- */
+/** The storage login (api-notes): POST answers 201 with the token in X-DD-AUTH-TOKEN, valid until refused; DELETE ends the session. */
 const STORAGE_LOGIN: TokenApi = {
   loginPath: AUTH_PATH,
   logout: { method: 'DELETE', path: AUTH_PATH },
@@ -220,11 +196,8 @@ const STORAGE_LOGIN: TokenApi = {
 };
 
 /**
- * One tier's capacity from a capacity sample. The real products carry it only
- * in `tier_capacity_usage[]`, the seed at the top level of a sample asked for
- * by `tier=`. When the per-tier list is there it alone is read (a tier it
- * lacks is a tier the system does not have): the top level beside it could
- * be another tier's or the total, and would give wrong numbers.
+ * One tier's capacity from a sample: from `tier_capacity_usage[]` alone when it is there (the real products; a tier it lacks
+ * the system does not have), since the top level beside it could be another tier's or the total; else from the top level.
  */
 export function capacityOfTier(sample: CapacitySample, tier: CapacityTier, endpoint: string): TierCapacity | undefined {
   const { collection_epoch } = sample;
@@ -238,10 +211,8 @@ export function capacityOfTier(sample: CapacitySample, tier: CapacityTier, endpo
 }
 
 /**
- * Auto mode: a server that lists systems other than itself is a management
- * center, and each listed system is collected by its id. A server listing
- * nothing, or only itself (a stand-alone appliance lists its own id), is an
- * appliance, collected as SYSTEM-ID 0.
+ * Auto mode: a server listing systems other than itself is a management center, each listed system collected by its id; one
+ * listing nothing or only itself (a stand-alone appliance lists its own id) is an appliance, collected as SYSTEM-ID 0.
  */
 export function chooseMode(listed: readonly ManagedSystem[] | undefined, self: SystemDetails): StorageDiscovery {
   const selfId = self.uuid !== undefined ? plainSystemId(self.uuid) : undefined;

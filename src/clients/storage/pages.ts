@@ -1,9 +1,4 @@
-/**
- * Reading the storage API's list answers: `{<key>: [...], paging_info:
- * {current_page, page_entries, total_entries, page_size}}` with 0-based pages,
- * and recognising the link response (`{details, code, link[]}`) that an
- * incomplete path returns instead of data.
- */
+/** The storage API's list answers (`{<key>: [...], paging_info}`, pages 0-based), and the link response an incomplete path returns. */
 import { z } from 'zod';
 import { ApiError } from '../errors';
 import { maxPages, tooManyPages } from '../management/paging';
@@ -16,10 +11,7 @@ const linkResponseSchema = z.object({
   link: z.array(z.object({ rel: z.string().optional(), href: z.string().optional() }).loose()),
 });
 
-/**
- * Throws a `protocol` error naming the path when `body` is a link response
- * rather than the object carrying `expectedKey`.
- */
+/** Throws a `protocol` error naming the path when `body` is a link response rather than the object carrying `expectedKey`. */
 export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint: string, path: string): void {
   if (!body || typeof body !== 'object' || Array.isArray(body) || expectedKey in body) return;
   const links = linkResponseSchema.safeParse(body);
@@ -30,12 +22,7 @@ export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint:
   throw new ApiError('protocol', endpoint, what);
 }
 
-/**
- * One page: the entries under `key` that pass their checks, how many it held
- * (skipped ones included: what paging counts) and the paging information.
- * The array may only be missing when paging_info says the list is empty. An
- * entry that fails its checks is skipped and counted (response.ts validateItems).
- */
+/** One page: the entries under `key` that pass their checks, how many it held (skipped ones too: what paging counts), and paging_info. */
 export function readPage<T extends z.ZodType>(
   body: unknown,
   key: string,
@@ -59,13 +46,9 @@ export function readPage<T extends z.ZodType>(
 }
 
 /**
- * Decides the next page after `page` (0-based) was read with `size`, or
- * undefined when the list is complete. `collected` counts the items read so
- * far, skipped ones included. Without paging_info a page shorter than `size` is the whole list; a
- * full page without paging_info is an error, since the rest cannot be found.
- * A list ends within `maxItems` (the target's maxListingItems) and never at an
- * empty page short of total_entries: a server that never stops paging is
- * refused rather than asked forever.
+ * The page after `page`, or undefined when the list is complete; `collected` counts the items read, skipped ones included.
+ * Without paging_info a short page is the whole list and a full one an error (the rest cannot be found). A list ends within
+ * `maxItems` and never at an empty page short of total_entries: a server that never stops paging is refused, not asked forever.
  */
 export function nextPage(
   page: number,

@@ -1,11 +1,7 @@
 /**
- * The storage API's two path forms (seed, "Base paths"): `/rest/vX.Y/...`
- * (every release) and `/api/vN/...` (7.2 and later). Each resource is read at
- * the form and version api-notes gives for it. A path has two spellings: the
- * concrete one sent, with the URL-encoded SYSTEM-ID, and the template that
- * names it in metrics and spans, with `{id}`. The systems collection is
- * spelled `store-systems` in the seed and `dd-systems` on the real appliance
- * and center (see ../spelling.ts).
+ * The storage API's two path forms (seed, "Base paths"): `/rest/vX.Y/...` (every release) and `/api/vN/...` (7.2 and later),
+ * each resource read at the form and version api-notes gives for it. Each path is built twice: the one sent, with the encoded
+ * SYSTEM-ID, and the template naming it in metrics and spans, with `{id}`. Systems are `store-systems` or `dd-systems`.
  */
 import type { ApiSpelling } from '../spelling';
 
@@ -31,11 +27,7 @@ export function systemPath(base: ApiBase, systemPathId: string, resource: string
   return { path: endpoint.replace('{id}', systemPathId), endpoint };
 }
 
-/**
- * The SYSTEM-ID path segment for a system id as a list reports it. Ids are
- * sent URL-encoded (the colon of a system UUID as %3A); an id that already
- * arrives encoded is decoded first, so it is never encoded twice.
- */
+/** The URL-encoded SYSTEM-ID path segment (a UUID's colon as %3A); an id that arrives encoded is decoded first, never encoded twice. */
 export function systemPathSegment(id: string): string {
   return encodeURIComponent(plainSystemId(id));
 }

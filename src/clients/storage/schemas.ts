@@ -1,9 +1,6 @@
 /**
- * Shapes of the storage appliance / management center answers the exporter
- * reads (api-notes, "Storage appliance and management center"). Unknown
- * fields are stripped and enumerations are open strings (seed, Versioning 4);
- * fields that only feed labels are optional so that one record missing one
- * does not void a whole list. Byte counts are integers in JSON numbers.
+ * Shapes of the storage appliance / management center answers read (api-notes). Unknown fields are stripped, enumerations are
+ * open strings (seed, Versioning 4), and label-only fields optional, so one record missing one does not void a whole list.
  */
 import { z } from 'zod';
 import { idString, optional, optionalString } from '../response';
@@ -22,7 +19,6 @@ export const logicalCapacitySchema = z.object({ total: bytes.optional(), used: b
 /** paging_info of paged lists; page numbers are 0-based. */
 export const pagingInfoSchema = z.object({ current_page: optionalNumber, total_entries: z.number().int().nonnegative() });
 
-/** GET /rest/v1.0/system: the server itself (on a management center: the center). */
 export const systemDetailsSchema = z.object({
   name: z.string(),
   version: optionalString,
@@ -38,11 +34,7 @@ export const managedSystemSchema = z.object({
   version: optionalString,
 });
 
-/**
- * One tier's figures: an item of `tier_capacity_usage[]` (tier active, cloud
- * or archive), or the top level of a sample asked for by `tier=`. The model
- * leaves physical_capacity optional: without it the tier has no physical series.
- */
+/** A `tier_capacity_usage[]` item or a `tier=` sample's top level; physical_capacity is optional (no physical series then). */
 export const tierCapacitySchema = z.object({
   tier: z.string(),
   physical_capacity: optional(physicalCapacitySchema),
@@ -50,11 +42,7 @@ export const tierCapacitySchema = z.object({
   compression_factor: optionalNumber,
 });
 
-/**
- * An item of stats_capacity: one capacity sample. The seed puts the figures
- * of the tier asked for at the top level; the real products may carry them
- * only in `tier_capacity_usage[]` (only collection_epoch is always present).
- */
+/** A stats_capacity item: the asked tier's figures at the top level (seed) or only in `tier_capacity_usage[]` (real products). */
 export const capacitySampleSchema = tierCapacitySchema.omit({ tier: true }).extend({
   collection_epoch: z.number(),
   tier_capacity_usage: optional(z.array(tierCapacitySchema)),
