@@ -64,23 +64,19 @@ const cronExpression = z.string().superRefine((expr, ctx) => {
 export const targetKinds = ['management', 'replication', 'storage'] as const;
 export type TargetKind = (typeof targetKinds)[number];
 
-const collectorSettings = z
-  .object({
-    enabled: z.boolean().default(true),
-    schedule: cronExpression.optional(),
-    timeout: positiveDuration.optional(),
-  })
-  .strict();
+const collectorSettings = z.strictObject({
+  enabled: z.boolean().default(true),
+  schedule: cronExpression.optional(),
+  timeout: positiveDuration.optional(),
+});
 
-const tlsSettings = z
-  .object({
-    caFile: z.string().min(1).optional(),
-    insecureSkipVerify: z.boolean().default(false),
-  })
-  .strict();
+const tlsSettings = z.strictObject({
+  caFile: z.string().min(1).optional(),
+  insecureSkipVerify: z.boolean().default(false),
+});
 
 const targetSettings = z
-  .object({
+  .strictObject({
     name: z
       .string()
       .min(1)
@@ -109,7 +105,6 @@ const targetSettings = z
     apiSpelling: z.enum(['seed', 'product', 'auto']).optional(),
     collectors: z.record(z.string(), collectorSettings).default({}),
   })
-  .strict()
   .superRefine((target, ctx) => {
     if (!target.password && !target.passwordFile) {
       ctx.addIssue({ code: 'custom', path: ['password'], message: 'set password (may use ${ENV_VAR}) or passwordFile' });
@@ -141,7 +136,7 @@ const targetSettings = z
 
 /** A basic-auth password (in the file, from `passwordFile`, or a bcrypt hash as in Prometheus's web config), as a Secret. */
 const basicAuthPassword = z
-  .union([z.string().min(1), z.object({ passwordFile: z.string().min(1) }).strict()])
+  .union([z.string().min(1), z.strictObject({ passwordFile: z.string().min(1) })])
   .transform((value, ctx) => {
     if (typeof value === 'string') {
       if (/^\$2[abxy]?\$/.test(value) && !/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value)) {
@@ -153,26 +148,24 @@ const basicAuthPassword = z
     return secretFile(value.passwordFile, ['passwordFile'], ctx) ?? z.NEVER;
   });
 
-const webSettings = z
-  .object({
-    listenAddress: z.string().min(1).default('0.0.0.0'),
-    port: z.number().int().min(0).max(65_535).default(8497), // 0: any free port (tests)
-    /** HTTPS for every endpoint, like Prometheus's web config (the files are re-read on reload) */
-    tls: z.object({ certFile: z.string().min(1), keyFile: z.string().min(1) }).strict().optional(),
-    /** basic auth for every path but /healthz and /readyz: user name -> password (${ENV_VAR}) or {passwordFile} */
-    basicAuthUsers: z
-      .record(z.string(), basicAuthPassword)
-      .superRefine((users, ctx) => {
-        const names = Object.keys(users);
-        if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one user, or remove basicAuthUsers' });
-        for (const name of names) {
-          if (/^[^:\s]+$/.test(name)) continue;
-          ctx.addIssue({ code: 'custom', path: [name], message: 'a basic-auth user name has no colon or white space' });
-        }
-      })
-      .optional(),
-  })
-  .strict();
+const webSettings = z.strictObject({
+  listenAddress: z.string().min(1).default('0.0.0.0'),
+  port: z.number().int().min(0).max(65_535).default(8497), // 0: any free port (tests)
+  /** HTTPS for every endpoint, like Prometheus's web config (the files are re-read on reload) */
+  tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),
+  /** basic auth for every path but /healthz and /readyz: user name -> password (${ENV_VAR}) or {passwordFile} */
+  basicAuthUsers: z
+    .record(z.string(), basicAuthPassword)
+    .superRefine((users, ctx) => {
+      const names = Object.keys(users);
+      if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one user, or remove basicAuthUsers' });
+      for (const name of names) {
+        if (/^[^:\s]+$/.test(name)) continue;
+        ctx.addIssue({ code: 'custom', path: [name], message: 'a basic-auth user name has no colon or white space' });
+      }
+    })
+    .optional(),
+});
 
 /** A share of the schedule period ("25%") or a fixed duration ("45m"). */
 export type RpoGrace = { readonly kind: 'share'; readonly share: number } | { readonly kind: 'fixed'; readonly ms: number };
@@ -184,57 +177,51 @@ const rpoGrace = parsedBy((value): RpoGrace | undefined => {
   return ms === undefined ? undefined : { kind: 'fixed', ms };
 }, 'is neither a share of the period (e.g. 25%) nor a duration (e.g. 45m)');
 
-const collectionSettings = z
-  .object({
-    /** how long a failing collector's last good series are still served */
-    staleAfter: positiveDuration.default(15 * 60_000),
-    /** recovery point objective of policies with no rpoByPolicy entry and no schedule the exporter can read */
-    defaultRpo: positiveDuration.default(24 * 3_600_000),
-    /** RPO per protection policy name or id; overrides the one derived from the policy's schedule */
-    rpoByPolicy: z.record(z.string(), positiveDuration).default({}),
-    /** added to a schedule's period when it gives no duration; a share has a floor of 1 h (src/collectors/management/policy-rpo.ts) */
-    rpoGrace: rpoGrace.default({ kind: 'share', share: 0.25 }),
-    /** trailing window of dataprotect_activities_window and dataprotect_audit_events_window */
-    window: positiveDuration.default(24 * 3_600_000),
-    /** activity levels counted; TASK is very numerous and off by default */
-    activityClassTypes: z.array(z.enum(['JOB_GROUP', 'JOB', 'TASK'])).min(1).default(['JOB_GROUP', 'JOB']),
-    /** the copies collector re-reads every asset's copies once over this period, spread across runs */
-    copiesFullRescanPeriod: positiveDuration.default(24 * 3_600_000),
-    /** per-asset series: all assets, only protected ones, or none (aggregates only) */
-    perAssetSeries: z.enum(['all', 'protected', 'none']).default('all'),
-    /** response bytes buffered at once across all targets; past it the largest body in flight is refused */
-    maxBufferedResponseBytes: byteSize.default(DEFAULT_MAX_BUFFERED_RESPONSE_BYTES),
-    /** heap ceiling of the collection thread (old generation); past it that thread alone is restarted (docs/sizing.md) */
-    heapLimit: byteSize.default(DEFAULT_COLLECTION_HEAP_LIMIT),
-  })
-  .strict();
+const collectionSettings = z.strictObject({
+  /** how long a failing collector's last good series are still served */
+  staleAfter: positiveDuration.default(15 * 60_000),
+  /** recovery point objective of policies with no rpoByPolicy entry and no schedule the exporter can read */
+  defaultRpo: positiveDuration.default(24 * 3_600_000),
+  /** RPO per protection policy name or id; overrides the one derived from the policy's schedule */
+  rpoByPolicy: z.record(z.string(), positiveDuration).default({}),
+  /** added to a schedule's period when it gives no duration; a share has a floor of 1 h (src/collectors/management/policy-rpo.ts) */
+  rpoGrace: rpoGrace.default({ kind: 'share', share: 0.25 }),
+  /** trailing window of dataprotect_activities_window and dataprotect_audit_events_window */
+  window: positiveDuration.default(24 * 3_600_000),
+  /** activity levels counted; TASK is very numerous and off by default */
+  activityClassTypes: z.array(z.enum(['JOB_GROUP', 'JOB', 'TASK'])).min(1).default(['JOB_GROUP', 'JOB']),
+  /** the copies collector re-reads every asset's copies once over this period, spread across runs */
+  copiesFullRescanPeriod: positiveDuration.default(24 * 3_600_000),
+  /** per-asset series: all assets, only protected ones, or none (aggregates only) */
+  perAssetSeries: z.enum(['all', 'protected', 'none']).default('all'),
+  /** response bytes buffered at once across all targets; past it the largest body in flight is refused */
+  maxBufferedResponseBytes: byteSize.default(DEFAULT_MAX_BUFFERED_RESPONSE_BYTES),
+  /** heap ceiling of the collection thread (old generation); past it that thread alone is restarted (docs/sizing.md) */
+  heapLimit: byteSize.default(DEFAULT_COLLECTION_HEAP_LIMIT),
+});
 
 /** Read before anything else by src/main.ts (tracing must start first); validated here like the rest. */
-const tracingSettings = z
-  .object({
-    /** true: export traces; unset: only when OTEL_TRACES_EXPORTER=otlp or OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; false: never */
-    enabled: z.boolean().optional(),
-    /** OTLP/HTTP traces URL (e.g. http://otel-collector:4318/v1/traces); OTEL_EXPORTER_OTLP_* apply when unset */
-    endpoint: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
-    /** service.name of the spans; OTEL_SERVICE_NAME, then dataprotect-exporter, when unset */
-    serviceName: z.string().min(1).optional(),
-  })
-  .strict();
+const tracingSettings = z.strictObject({
+  /** true: export traces; unset: only when OTEL_TRACES_EXPORTER=otlp or OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is set; false: never */
+  enabled: z.boolean().optional(),
+  /** OTLP/HTTP traces URL (e.g. http://otel-collector:4318/v1/traces); OTEL_EXPORTER_OTLP_* apply when unset */
+  endpoint: z.url({ protocol: /^https?$/, message: 'must be an http:// or https:// URL' }).optional(),
+  /** service.name of the spans; OTEL_SERVICE_NAME, then dataprotect-exporter, when unset */
+  serviceName: z.string().min(1).optional(),
+});
 
 /** Estate events over OTLP/HTTP (src/otlp): to tracing.endpoint's /v1/traces and /v1/logs, else where OTEL_EXPORTER_OTLP_* say. */
-const otlpSettings = z
-  .object({
-    /** completed activities as spans (JOB_GROUP root, JOB and TASK children) */
-    activities: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
-    auditLogs: z.object({ enabled: z.boolean().default(false) }).strict().prefault({}),
-    /** how far back the first run after start forwards what completed before it (default 0: only what completes after start) */
-    backfill: duration.default(0),
-    /** events waiting for export per signal; beyond it they are discarded and counted by the OTLP drop counter (docs/metrics.md) */
-    maxQueueSize: z.number().int().min(1).max(1_000_000).default(10_000),
-    /** time limit of one export request, its retries on 429/503 included */
-    timeout: positiveDuration.default(10_000),
-  })
-  .strict();
+const otlpSettings = z.strictObject({
+  /** completed activities as spans (JOB_GROUP root, JOB and TASK children) */
+  activities: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  auditLogs: z.strictObject({ enabled: z.boolean().default(false) }).prefault({}),
+  /** how far back the first run after start forwards what completed before it (default 0: only what completes after start) */
+  backfill: duration.default(0),
+  /** events waiting for export per signal; beyond it they are discarded and counted by the OTLP drop counter (docs/metrics.md) */
+  maxQueueSize: z.number().int().min(1).max(1_000_000).default(10_000),
+  /** time limit of one export request, its retries on 429/503 included */
+  timeout: positiveDuration.default(10_000),
+});
 
 /** sharding.index as a number: given as one, or the ordinal a name ends in (a StatefulSet pod name such as exporter-2). */
 export function shardIndexOf(index: number | string): number | undefined {
@@ -244,7 +231,7 @@ export function shardIndexOf(index: number | string): number | undefined {
 }
 
 const shardingSettings = z
-  .object({
+  .strictObject({
     /** number of replicas sharing the targets; a numeric string too, for ${ENV_VAR} (set beside the replica count) */
     shards: z
       .union([z.number().int().min(1), z.string().regex(/^[1-9]\d*$/, 'must be a whole number from 1').transform(Number)])
@@ -252,7 +239,6 @@ const shardingSettings = z
     /** this replica's shard, 0-based; a name ending in the ordinal is accepted (${HOSTNAME} of a StatefulSet pod: exporter-2 -> 2) */
     index: z.union([z.number().int().min(0), z.string().min(1)]).default(0),
   })
-  .strict()
   .superRefine((sharding, ctx) => {
     // A bad value is a configuration error, not a crash at start.
     const index = shardIndexOf(sharding.index);
@@ -265,17 +251,15 @@ const shardingSettings = z
     }
   });
 
-export const configSchema = z
-  .object({
-    web: webSettings.prefault({}),
-    logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-    collection: collectionSettings.prefault({}),
-    tracing: tracingSettings.prefault({}),
-    otlp: otlpSettings.prefault({}),
-    sharding: shardingSettings.prefault({}),
-    targets: z.array(targetSettings).min(1, 'configure at least one target'),
-  })
-  .strict();
+export const configSchema = z.strictObject({
+  web: webSettings.prefault({}),
+  logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+  collection: collectionSettings.prefault({}),
+  tracing: tracingSettings.prefault({}),
+  otlp: otlpSettings.prefault({}),
+  sharding: shardingSettings.prefault({}),
+  targets: z.array(targetSettings).min(1, 'configure at least one target'),
+});
 
 /** The whole configuration; every duration field is in milliseconds. */
 export type ExporterConfig = z.output<typeof configSchema>;
