@@ -15,17 +15,15 @@ import { ownedTargets, shardAssignment } from './scheduler/sharding';
 import type { Tracing } from './tracing';
 import { FLUSH_MS, SPANS_STEP, StopDeadline } from './stop-deadline';
 
-/** The start-only settings `next` changes, which a reload names as waiting for a restart (per-target loggers copied logLevel). */
-function settingsNeedingRestart(started: ExporterConfig, next: ExporterConfig): string[] {
-  const changed: string[] = [];
-  if (next.web.listenAddress !== started.web.listenAddress) changed.push('web.listenAddress');
-  if (next.web.port !== started.web.port) changed.push('web.port');
-  if (Boolean(next.web.tls) !== Boolean(started.web.tls)) changed.push('web.tls (on or off)');
-  if (JSON.stringify(next.tracing) !== JSON.stringify(started.tracing)) changed.push('tracing');
-  if (JSON.stringify(next.otlp) !== JSON.stringify(started.otlp)) changed.push('otlp');
-  if (next.logLevel !== started.logLevel) changed.push('logLevel');
-  return changed;
-}
+/** The settings read only at start: a reload that changes one says it waits for a restart (per-target loggers copied logLevel). */
+const START_ONLY_SETTINGS: ReadonlyArray<[name: string, read: (config: ExporterConfig) => unknown]> = [
+  ['web.listenAddress', (config) => config.web.listenAddress],
+  ['web.port', (config) => config.web.port],
+  ['web.tls (on or off)', (config) => Boolean(config.web.tls)],
+  ['tracing', (config) => JSON.stringify(config.tracing)],
+  ['otlp', (config) => JSON.stringify(config.otlp)],
+  ['logLevel', (config) => config.logLevel],
+];
 
 /** The running daemon: the HTTP endpoints, and collection in a thread of its own (src/collection) so that a scrape never waits for it. */
 export class Exporter {
@@ -115,7 +113,7 @@ export class Exporter {
     // The request counters of a removed target would otherwise be served forever.
     await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
     if (tls) (this.server as HttpsServer).setSecureContext(tls);
-    const needRestart = settingsNeedingRestart(this.startedConfig, next);
+    const needRestart = START_ONLY_SETTINGS.filter(([, read]) => read(next) !== read(this.startedConfig)).map(([name]) => name);
     if (needRestart.length > 0) this.logger.warn({ settings: needRestart }, 'changed settings take effect at the next restart');
     return change;
   }

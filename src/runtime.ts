@@ -1,9 +1,10 @@
 import type { Logger } from 'pino';
-import type { ExporterConfig, TargetConfig } from './config/load';
+import type { ExporterConfig, TargetConfig, TargetKind } from './config/load';
 import { configChange } from './config/fingerprint';
 import { createClient } from './clients';
 import { ResponseBudget } from './clients/response-budget';
-import { collectorsFor } from './collectors/registry';
+import { COLLECTORS } from './collectors/registry';
+import type { AnyCollector } from './collectors/types';
 import { SnapshotStore, type StoreListener } from './snapshot/store';
 import { CollectorJob, type JobCheckpoint, type JobSettings, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
@@ -69,7 +70,7 @@ export class ExporterRuntime implements Collection {
       observer?: CollectionObserver;
       now?: () => Date;
       /** tests substitute their own */
-      collectorsFor?: typeof collectorsFor;
+      collectorsFor?: (kind: TargetKind) => readonly AnyCollector[];
       /** tests observe it */
       responseBudget?: ResponseBudget;
       /** told of every change of the store (the collection thread sends them to the serving thread) */
@@ -89,10 +90,6 @@ export class ExporterRuntime implements Collection {
     for (const target of ownedTargets(config)) this.addTarget(target);
   }
 
-  get settings(): ExporterConfig['collection'] {
-    return this.config.collection;
-  }
-
   private addTarget(target: TargetConfig): ActiveTarget {
     const logger = this.deps.logger.child({ target: target.name });
     const runtime: TargetRuntime = {
@@ -109,7 +106,7 @@ export class ExporterRuntime implements Collection {
   private jobsFor(runtime: TargetRuntime, kept: readonly CollectorJob[]): CollectorJob[] {
     const target = runtime.config;
     const jobs: CollectorJob[] = [];
-    for (const definition of (this.deps.collectorsFor ?? collectorsFor)(target.kind)) {
+    for (const definition of this.deps.collectorsFor?.(target.kind) ?? COLLECTORS[target.kind]) {
       const overrides = target.collectors[definition.name];
       if (overrides?.enabled === false) continue;
       const schedule = overrides?.schedule ?? definition.defaultSchedule;

@@ -8,7 +8,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { Pool } from 'undici';
 import type { ExporterConfig } from '../../src/config/load';
 import { HttpCore, type HttpRequest, type HttpResponse } from '../../src/clients/http';
-import { collectorsFor } from '../../src/collectors/registry';
+import { COLLECTORS } from '../../src/collectors/registry';
 import { CollectorJob, type RunResult } from '../../src/scheduler/job';
 import { runInFirstRoundOrder } from '../../src/scheduler/first-round';
 
@@ -139,7 +139,7 @@ export async function replay(captured: Captured[], config: ExporterConfig): Prom
         byCollector[`${targetName}/${collector}`] = (performance.now() - collectorStarted) / 1000;
       };
       // As in the round: a collector's pages once those of the collectors it waits for (`after`) are fetched.
-      const definitions = collectorsFor(target?.kind ?? 'management');
+      const definitions = COLLECTORS[target?.kind ?? 'management'];
       const rank = (collector: string): number => definitions.findIndex((definition) => definition.name === collector);
       await runInFirstRoundOrder(
         [...groups].sort(([a], [b]) => rank(a) - rank(b)), // registry order: `after` names earlier collectors

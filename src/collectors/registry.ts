@@ -37,7 +37,3 @@ export const COLLECTORS: { readonly [K in TargetKind]: readonly AnyCollector<K>[
   replication: [clustersCollector, groupsCollector, vmsCollector],
   storage: [systemCollector, capacityCollector, storageAlertsCollector, replicationContextsCollector],
 };
-
-export function collectorsFor(kind: TargetKind): readonly AnyCollector[] {
-  return COLLECTORS[kind];
-}

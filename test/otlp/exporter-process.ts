@@ -8,7 +8,7 @@
  * {id, type: 'flush'} | {id, type: 'stop'}; each answered with {id, ...}.
  */
 import pino from 'pino';
-import { collectorsFor } from '../../src/collectors/registry';
+import { COLLECTORS } from '../../src/collectors/registry';
 import { parseConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
 import type { ExporterRuntime } from '../../src/runtime';
@@ -25,7 +25,7 @@ async function handle(message: Message): Promise<Record<string, unknown>> {
       exporter = new Exporter(parseConfig(message.config), pino({ level: 'silent' }), {
         processMetrics: false,
         now: () => new Date(clock),
-        collectorsFor: (kind) => collectorsFor(kind).filter((definition) => definition.name === 'activities' || definition.name === 'audit-logs'),
+        collectorsFor: (kind) => COLLECTORS[kind].filter((definition) => definition.name === 'activities' || definition.name === 'audit-logs'),
       });
       await exporter.start();
       while (!exporter.runtime.firstRoundComplete()) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -12,7 +12,7 @@ import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
 import type { CollectionHost } from '../../src/collection/host';
 import { startSimulator, type RunningSimulator } from '../../simulator';
-import { collectorsFor } from '../../src/collectors/registry';
+import { COLLECTORS } from '../../src/collectors/registry';
 import { silentLogger } from '../support/collect';
 import { truthBetween, valuesOf } from './soak-driver';
 
@@ -103,7 +103,7 @@ describe('the collection thread dies, scrapes go on', () => {
     await sim.close();
     sim = await startSimulator({ seed: 24, size: { ...SIZE, activitiesPerDay: 4_000, auditEntriesPerDay: 4_000 }, startTime: new Date() });
     const counting = new Set(['activities', 'audit-logs']);
-    const others = collectorsFor('management').filter((definition) => !counting.has(definition.name));
+    const others = COLLECTORS.management.filter((definition) => !counting.has(definition.name));
     const config = configFor(sim);
     const target = config.targets[0] as ExporterConfig['targets'][number];
     target.collectors = Object.fromEntries(others.map((definition) => [definition.name, { enabled: false }]));

@@ -79,7 +79,7 @@ function startExporter(exporterConfig: ExporterConfig = config()): Exporter {
     now: () => sim.clock.now(),
     collectorsFor: (kind) => (kind === 'management' ? COLLECTORS : []),
   });
-  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter);
+  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => exporterConfig.collection.staleAfter);
   return { runtime, renderer, startedAt: sim.clock.now().getTime() };
 }
 

@@ -162,8 +162,9 @@ export interface RunningExporter {
 
 /** An exporter whose clock is the simulator's (`now` reads the clock as last seen: it only moves between rounds). */
 export function startExporterFor(sim: SimControl, clock: { ms: number }): RunningExporter {
-  const runtime = new ExporterRuntime(config(sim), { logger, now: () => new Date(clock.ms) });
-  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter);
+  const exporterConfig = config(sim);
+  const runtime = new ExporterRuntime(exporterConfig, { logger, now: () => new Date(clock.ms) });
+  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => exporterConfig.collection.staleAfter);
   return { runtime, renderer };
 }
 

@@ -47,11 +47,12 @@ function config(targets: string[], collection: Record<string, unknown> = {}): Ex
 }
 
 function harness(targets: string[], collectors: CollectorDefinition[], collection: Record<string, unknown> = {}, now = { t: Date.now() }) {
-  const runtime = new ExporterRuntime(config(targets, collection), {
+  const first = config(targets, collection);
+  const runtime = new ExporterRuntime(first, {
     logger: silentLogger,
     collectorsFor: (kind) => (kind === 'management' ? collectors : []),
   });
-  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter, () => now.t);
+  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => first.collection.staleAfter, () => now.t);
   return { runtime, renderer, now };
 }
 

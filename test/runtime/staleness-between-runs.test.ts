@@ -33,7 +33,7 @@ function setup(schedule: string) {
   });
   const runtime = new ExporterRuntime(config, { logger: silentLogger, collectorsFor: () => [collector] });
   const clock = { t: Date.now() };
-  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => runtime.settings.staleAfter, () => clock.t);
+  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => config.collection.staleAfter, () => clock.t);
   const served = async (): Promise<boolean> => (await renderer.render()).includes('dataprotect_assets{target="t"');
   return { runtime, clock, served, behaviour };
 }
