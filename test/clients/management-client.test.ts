@@ -201,6 +201,24 @@ describe('random paging with pages requested ahead', () => {
     expect(ahead.requests.filter((r) => r.endpoint === '/api/v2/copy-metrics').map((r) => r.code).sort()).toEqual(['200', 'error', 'error', 'error', 'error']);
   });
 
+  it('holds no more pages than the window while the caller works on one: the rest are requested as pages are handed over', async () => {
+    const ahead = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 4 });
+    const answered = (): number => ahead.requests.filter((r) => r.endpoint === '/api/v2/copy-metrics' && r.code === '200').length;
+    try {
+      const pages = ahead.client.copyMetrics();
+      expect((await pages.next()).done).toBe(false);
+      // The caller keeps page 1: pages 2-5 answer, and nothing may be asked for after them.
+      await eventually(() => answered() === 5, 5_000, 'pages 2-5 answered');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(metricRequests()).toBe(5);
+      expect((await pages.next()).done).toBe(false); // page 2 handed over: page 6 is asked for
+      await eventually(() => metricRequests() === 6, 5_000, 'page 6 requested');
+      await pages.return(undefined);
+    } finally {
+      await ahead.client.close();
+    }
+  });
+
   it('fails the listing at a failing page and abandons the pages requested after it, without unhandled rejections', async () => {
     const ahead = managementHarness(sim, { pageSize: PAGE, maxConcurrency: 4, maxAttempts: 1 });
     const unhandled: unknown[] = [];

@@ -7,7 +7,6 @@
  *   with `queryState: "END"` still carries content; END is never sent; a token is never sent twice.
  * Stopping the iteration early (break) sends nothing more: random paging aborts the pages it had requested ahead.
  */
-import pLimit from 'p-limit';
 import { z } from 'zod';
 import type { GetRequest, JsonAnswer } from '../api-client';
 import { ApiError } from '../errors';
@@ -65,11 +64,12 @@ const serialEnvelope = z.object({
 });
 
 /**
- * Random paging: page 1, then, once it tells how many pages there are, every page, at most `concurrency` in flight (a listing
- * of 20 pages neither takes 20 round trips one after another nor holds every connection of the target), yielded in page
- * order. Pages are requested before a page's items are handed over, so they load while the caller works. A page's own
- * totalPages is honoured as it comes: a list that grew is read on, one that shrank ends there. Pages requested and not used
- * (the caller stopped, a page failed) are aborted or, still queued, never sent.
+ * Random paging: page 1, then, once it tells how many pages there are, a window of `concurrency` pages ahead of the caller (a
+ * listing of 20 pages neither takes 20 round trips one after another nor holds every connection of the target), yielded in
+ * page order. The window bounds the pages held as well as those in flight: a page is requested only when one is handed over,
+ * so a caller slower than the service never has the whole listing parsed in memory. Pages are requested before a page's items
+ * are handed over, so they load while the caller works. A page's own totalPages is honoured as it comes: a list that grew is
+ * read on, one that shrank ends there. Pages requested and not used (the caller stopped, a page failed) are aborted.
  */
 export async function* randomPages<S extends z.ZodType>(
   fetchPage: PageFetcher,
@@ -78,40 +78,39 @@ export async function* randomPages<S extends z.ZodType>(
   concurrency = 1,
   firstPage?: JsonAnswer,
 ): AsyncGenerator<Array<z.output<S>>> {
-  const limit = pLimit(Math.max(1, concurrency));
   const ahead = new Map<number, ReturnType<PageFetcher>>();
   /** aborts the pages requested ahead; made when the first is (most listings have one page) */
   let abandon: LinkedSignal | undefined;
   let requested = 0;
+  let readable = 1; // pages known to exist: page 1 until its answer tells more
   const request = (page: number): ReturnType<PageFetcher> => {
     if (page === 1) return firstPage ? Promise.resolve(firstPage) : fetchPage(randomPageRequest(spec, 1, signal));
     abandon ??= new LinkedSignal(signal);
     return fetchPage(randomPageRequest(spec, page, abandon.signal));
   };
-  const requestUpTo = (last: number): void => {
-    while (requested < last) {
+  const fillWindow = (): void => {
+    while (requested < readable && ahead.size < Math.max(1, concurrency)) {
       const page = ++requested;
-      const answer = limit(() => request(page));
+      const answer = request(page);
       answer.catch(() => undefined); // a page never used is not an unhandled rejection; a used one throws where awaited
       ahead.set(page, answer);
     }
   };
   try {
-    requestUpTo(1);
+    fillWindow();
     for (let page = 1; ; page++) {
-      const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: the pages up to `readable` are
+      const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: the window starts at the next page to hand over
       ahead.delete(page);
       const { body, status } = await answer;
-      const { items, last, cut, readable } = checkRandomPage(body, status, page, spec);
-      if (!last && !cut) requestUpTo(readable); // before handing the items over: the next pages load while the caller works
+      const checked = checkRandomPage(body, status, page, spec);
+      const { items, last, cut } = checked;
+      readable = checked.readable;
+      if (!last && !cut) fillWindow(); // before handing the items over: the next pages load while the caller works
       if (items.length > 0) yield items;
       if (last || cut) return;
     }
   } finally {
-    if (ahead.size > 0) {
-      limit.clearQueue(); // queued pages are never sent
-      abandon?.abort();
-    }
+    if (ahead.size > 0) abandon?.abort();
     abandon?.dispose();
   }
 }
