@@ -43,7 +43,7 @@ export interface CollectorContext<K extends TargetKind, S> {
   now(): Date;
   /**
    * When this collector's first run for this target started: counters count what happens after it. It stays through failed runs
-   * and reloads that keep the state; a restart, or a target whose source changed, starts again.
+   * and reloads that keep the state; a restart, or a target whose connection settings changed, starts again.
    */
   readonly collectingSince: Date;
   /** The run's time limit, for a collector that can stop early and keep what it did (copies' per-asset reads); absent when unlimited. */
@@ -90,4 +90,12 @@ export type AnyCollector<K extends TargetKind = any> = CollectorDefinition<K, an
 
 export function defineCollector<K extends TargetKind, S = undefined>(definition: CollectorDefinition<K, S>): CollectorDefinition<K, S> {
   return definition;
+}
+
+/** A failure the collector has already logged in full: the scheduler keeps its own line to debug. */
+export class PermissionDenied extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PermissionDenied';
+  }
 }

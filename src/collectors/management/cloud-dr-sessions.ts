@@ -1,6 +1,5 @@
 import { isStatusError } from '../../clients/errors';
-import { defineCollector } from '../types';
-import { PermissionDenied } from '../shared/permission';
+import { defineCollector, PermissionDenied } from '../types';
 import { uniqueBy } from '../shared/unique';
 import { Tally, UNKNOWN_LABEL } from '../shared/tally';
 

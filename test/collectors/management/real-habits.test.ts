@@ -11,7 +11,7 @@ import { cloudDrSessionsCollector } from '../../../src/collectors/management/clo
 import { copiesCollector } from '../../../src/collectors/management/copies';
 import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
 import { LATEST_COPY_TIMES, type LatestCopyTimes } from '../../../src/collectors/management/published';
-import { PermissionDenied } from '../../../src/collectors/shared/permission';
+import { PermissionDenied } from '../../../src/collectors/types';
 import { DEFAULT_USER_ROLE_USERNAME, startSimulator, type RunningSimulator } from '../../../simulator';
 import { samplesNamed } from '../../support/collect';
 import { copyTruthByLocation, managementHarness, run, startManagementSimulator, type Harness } from './helpers';
