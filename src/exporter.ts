@@ -104,9 +104,9 @@ export class Exporter {
     return `${this.startedConfig.web.tls ? 'https' : 'http'}://${host}:${info.port}`;
   }
 
-  /** Basic-auth users apply at the next request; the TLS pair is read again first, and throws before anything changes. */
+  /** Basic-auth users apply at the next request. The TLS pair is read first: a bad one throws before anything changes. */
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
-    // New connections use it, open ones keep theirs.
+    // New connections get the pair read here, open ones keep theirs.
     const tls = this.server && this.startedConfig.web.tls && next.web.tls ? readTlsPair(next.web.tls) : undefined;
     this.config = next;
     const change = await this.runtime.applyConfig(next);

@@ -162,7 +162,7 @@ export class ExporterRuntime implements Collection {
     });
   }
 
-  /** Whether every collector has finished a run; not readiness, which a target that never answers would hold back forever. */
+  /** Whether every collector has finished a run. Not the readiness: a target that never answers would keep that false forever. */
   firstRoundComplete(): boolean {
     return this.store.all().every((record) => record.lastRunEndAt !== undefined);
   }
@@ -229,7 +229,7 @@ export class ExporterRuntime implements Collection {
   /** Aborts the runs (their results discarded) and logs out; queued events and spans get half of `budgetMs`, at most FLUSH_MS. */
   async stop(budgetMs = STOP_DEADLINE_MS): Promise<string[]> {
     this.scheduling = false;
-    // Jobs of a first round still going on are not in the scheduler yet.
+    // Jobs of a first round still going on are not in the scheduler yet: both are stopped at once.
     await Promise.all([this.scheduler.stop(), ...[...this.targets.values()].flatMap((target) => target.jobs.map((job) => job.stop()))]);
     await Promise.all([...this.targets.values()].map((target) => this.closeClient(target)));
     const flushMs = Math.min(FLUSH_MS, budgetMs / 2);

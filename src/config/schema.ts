@@ -36,9 +36,9 @@ const byteSize = parsedBy((value) => parseBytes(value) || undefined, 'is not a s
 
 /** 2.5 times the largest answers: a 10,000-asset page (13 MB) and a 50,000-asset estate's VM list (25 MB, scaled from the simulator). */
 const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 ** 2;
-/** Room for 24 h of audit entries (700,000) or activities (500,000) of 50,000 assets; an endless listing ends at 2,000 default pages. */
+/** 24 h of audit entries (700,000) or activities (500,000) of 50,000 assets, scaled from the simulator's; 2,000 default pages at most. */
 const DEFAULT_MAX_LISTING_ITEMS = 2_000_000;
-/** A few large pages per target; with docs/sizing.md's 320 MB heap, 512 MiB suffice even when every upstream sends endless bodies. */
+/** A few large pages per target: at 10,000 assets a 512 MiB memory limit holds it even when every upstream sends endless bodies. */
 const DEFAULT_MAX_BUFFERED_RESPONSE_BYTES = 96 * 1024 ** 2;
 /** docs/sizing.md: enough for 50,000 assets; a smaller estate may lower it */
 const DEFAULT_COLLECTION_HEAP_LIMIT = 640 * 1024 ** 2;

@@ -13,8 +13,8 @@ export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 const HEADERS = new Map(METRIC_FAMILIES.map((family) => [family.name, gzipMember(familyHeader(family))]));
 
 /**
- * The last moment (ms) a record's last good data is served: staleAfter past its last success, and past its next run if that succeeded;
- * otherwise a collector succeeding on a schedule of staleAfter or longer loses its series whenever a run ends later than the one before.
+ * The last moment (ms) a record's last good data is served: staleAfter past its last success, plus one schedule interval when its last
+ * run succeeded; otherwise a collector succeeding on a schedule of staleAfter or longer loses its series whenever a run ends late.
  */
 function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
   if (record.lastSuccessAt === undefined) return -Infinity;

@@ -8,7 +8,7 @@ import type { Activity } from '../clients/management/schemas';
 
 export const ACTIVITY_SCOPE = { name: 'dataprotect-exporter/activities' };
 
-/** Ids from the estate's: a resent activity is the same span, and a job done before its group is in the group's trace. */
+/** Trace and span ids derived from the estate's ids: a resent activity is the same span, a job done before its group joins its trace. */
 function hex(kind: string, target: string, id: string, length: number): string {
   // The target's name too: two services may use the same ids.
   const digest = createHash('sha256').update(`${kind}\u0000${target}\u0000${id}`).digest('hex').slice(0, length);

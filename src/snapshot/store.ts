@@ -46,7 +46,7 @@ export interface StoreListener {
 
 /**
  * The latest result of every collector. An update replaces one immutable record in one synchronous step, so a scrape (synchronous too)
- * sees the whole previous collection or the whole new one. The collection side's store tells a listener; host.ts's mirrors it.
+ * sees the whole previous collection or the whole new one. The collection thread's store tells a listener each update; host.ts mirrors it.
  */
 export class SnapshotStore {
   private records = new Map<string, CollectorRecord>();
@@ -103,7 +103,7 @@ export class SnapshotStore {
     if (this.records.delete(keyOf(target, collector))) this.listener?.removed(target, collector);
   }
 
-  /** Takes a collection-side record (its result only when new); a restarted side's records keep the last run and result till theirs end. */
+  /** Takes a collection-side record (with its result only when new). After a restart, the last run and result stay until new ones end. */
   mirror(record: CollectorRecord): void {
     const key = keyOf(record.target, record.collector);
     const existing = this.records.get(key);

@@ -1,4 +1,7 @@
-/** Instead of AbortSignal.any([parent, timeout]), which Node 20 keeps forever under a long-lived parent (nodejs/node#54614). */
+/**
+ * A signal that aborts when its parent does or its time limit passes, and lets go of the parent once disposed: not AbortSignal.any,
+ * whose composites Node 20 keeps under a long-lived parent for good (nodejs/node#54614), one per HTTP attempt, without bound.
+ */
 import { setMaxListeners } from 'node:events';
 
 export class LinkedSignal {

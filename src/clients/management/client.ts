@@ -91,7 +91,7 @@ export class ManagementClient extends ApiClient {
     return validateItems(latestCopySchema, envelope.content, endpoint, 'content').filter(isLiveCopy);
   }
 
-  /** Takes no filter, so no ranges: over 10,000 rows only the first 10,000 can be read by documented means; a warning counts the rest. */
+  /** No filter, so no ranges: of over 10,000 rows the first 10,000 are readable by documented means; a warning says how many are not. */
   copyMetrics(signal?: AbortSignal): AsyncGenerator<CopyMetrics[]> {
     const endpoint = ENDPOINTS.copyMetrics;
     const cutAtLimit = (totalElements: number, read: number): void => {

@@ -19,7 +19,7 @@ const FREQUENCY_MS: Readonly<Record<string, number>> = {
   YEARLY: 366 * DAY_MS,
 };
 
-/** A share grace's floor: a copy shows once its backup is catalogued, and many backups outlast 15 minutes: on-time assets would page. */
+/** A share grace's floor: a copy shows once its backup is catalogued, and many outlast 25 % of an hour: on-time assets would page. */
 export const MIN_SHARE_GRACE_MS = HOUR_MS;
 
 /** What the PROTECTION stage says about the policy's backups. */

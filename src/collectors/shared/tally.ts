@@ -17,7 +17,7 @@ export class Tally<K extends readonly string[]> {
     for (const { key, value } of entries) this.add(key, value);
   }
 
-  /** An amount of 0 makes the key present (its series shows 0). Returns the tally's own key array, so per-event keys share it. */
+  /** An amount of 0 makes the key present (its series shows 0). Returns the tally's key array, for callers to keep instead of theirs. */
   add(key: K, amount = 1): K {
     const id = compositeKey(key);
     const entry = this.counts.get(id);
