@@ -135,6 +135,7 @@ export class ExporterRuntime implements Collection {
       settings: () => this.config.collection,
       now,
       onEvents: this.events?.accept.bind(this.events),
+      forwards: this.events?.forwards,
     });
   }
 

@@ -46,6 +46,8 @@ export interface CollectorContext<K extends TargetKind, S> {
    * and reloads that keep the state; a restart, or a target whose connection settings changed, starts again.
    */
   readonly collectingSince: Date;
+  /** The estate's events that are forwarded (OTLP): only those are kept, as a first run admits a whole window of them. */
+  readonly forwards?: EventKinds;
   /** The run's time limit, for a collector that can stop early and keep what it did (copies' per-asset reads); absent when unlimited. */
   readonly timeLimit?: { readonly totalMs: number; leftMs(): number };
 }
@@ -62,6 +64,8 @@ export interface CollectResult<S> {
   /** the estate's events this run admitted (each once), forwarded over OTLP only if this run succeeds */
   events?: EstateEvents;
 }
+
+export type EventKinds = Readonly<Record<'activities' | 'auditEntries', boolean>>;
 
 export interface EstateEvents {
   /** completed activities */

@@ -6,7 +6,7 @@ import { resourceFromAttributes, type Resource } from '@opentelemetry/resources'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { Activity, AuditLog } from '../clients/management/schemas';
-import type { EstateEvents } from '../collectors/types';
+import type { EstateEvents, EventKinds } from '../collectors/types';
 import type { ExporterConfig } from '../config/load';
 import { activitySpan, type ActivityPlace } from './activity-spans';
 import { BoundedExportQueue } from './bounded-export';
@@ -73,6 +73,10 @@ export class EstateEventForwarder {
       this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter, queueOptions('logs'));
     }
     /* eslint-enable @typescript-eslint/no-require-imports */
+  }
+
+  get forwards(): EventKinds {
+    return { activities: this.spans !== undefined, auditEntries: this.logs !== undefined };
   }
 
   accept(target: string, events: EstateEvents): void {

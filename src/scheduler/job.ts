@@ -4,7 +4,7 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { ApiError } from '../clients/errors';
 import { countingRequests, type RunCount } from '../clients/run-requests';
-import { PermissionDenied, type AnyCollector, type CollectResult, type EstateEvents, type SharedKey } from '../collectors/types';
+import { PermissionDenied, type AnyCollector, type CollectResult, type EstateEvents, type EventKinds, type SharedKey } from '../collectors/types';
 import type { SnapshotStore } from '../snapshot/store';
 import { metricFamily } from '../metrics/catalog';
 import { validateOutput } from './output-check';
@@ -62,6 +62,7 @@ export class CollectorJob {
       now?: () => Date;
       /** receives the estate's events of a successful run (OTLP forwarding); must only queue them */
       onEvents?: (target: string, events: EstateEvents) => void;
+      forwards?: EventKinds;
       /** where a collector that counts the estate's events resumes (a checkpoint of a thread that died) */
       resumeFrom?: JobCheckpoint;
       /** receives the checkpoint of each successful run of a collector that counts the estate's events */
@@ -159,6 +160,7 @@ export class CollectorJob {
       shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
       now,
       collectingSince: (this.collectingSince ??= now()),
+      forwards: this.deps.forwards,
       timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
     };
     const collecting = countingRequests(count, () => this.definition.collect(context, signal));

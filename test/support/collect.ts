@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import { parseConfig, type ExporterConfig, type TargetConfig, type TargetKind } from '../../src/config/load';
 import { createClient, type ClientByKind } from '../../src/clients';
 import type { RequestObserver } from '../../src/clients/http';
-import type { CollectResult, CollectorDefinition, Labels, Sample, SharedKey } from '../../src/collectors/types';
+import type { CollectResult, CollectorDefinition, EventKinds, Labels, Sample, SharedKey } from '../../src/collectors/types';
 import type { Simulator } from '../../simulator/types';
 import { validateOutput } from '../../src/scheduler/output-check';
 
@@ -54,6 +54,8 @@ export async function runCollector<K extends TargetKind, S>(
     logger?: Logger;
     /** what the scheduler tells the collector of its time limit; absent unless given */
     timeLimit?: { readonly totalMs: number; leftMs(): number };
+    /** the events forwarded over OTLP; none unless given */
+    forwards?: EventKinds;
   },
 ): Promise<CollectResult<S>> {
   const now = options.now ?? (() => new Date());
@@ -72,6 +74,7 @@ export async function runCollector<K extends TargetKind, S>(
         now,
         collectingSince: options.collectingSince ?? now(),
         ...(options.timeLimit ? { timeLimit: options.timeLimit } : {}),
+        ...(options.forwards ? { forwards: options.forwards } : {}),
       },
       controller.signal,
     );

@@ -62,7 +62,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       running: new Tally((previous?.activeKeys ?? []).map((key) => ({ key, value: 0 }))),
       categories: new Map(previous?.categories),
       seen: new Set(),
-      admitted: [],
+      admitted: ctx.forwards?.activities ? [] : undefined,
     };
     const items = await readActivities(ctx.client, ctx.settings.activityClassTypes, run, signal);
     for (const key of run.active.values()) run.running.add(key);
@@ -99,7 +99,8 @@ interface Run {
   readonly running: Tally<StateKey>;
   readonly categories: Map<string, CategoryTotals>;
   readonly seen: Set<string>;
-  readonly admitted: Activity[];
+  /** the counted activities, when forwarded */
+  readonly admitted: Activity[] | undefined;
 }
 
 /** The incremental read, the first run's read of what is still active, and the follow-up; returns the items read. */
@@ -148,7 +149,7 @@ function apply(run: Run, activity: Activity): void {
   const result = activity.result?.status || 'UNKNOWN';
   const taken = run.counts.take(activity.id, completionTime(activity), [classType, activity.category, result], wasActive);
   if (!taken) return;
-  run.admitted.push(activity);
+  run.admitted?.push(activity);
   const key: CategoryKey = [classType, activity.category];
   const id = compositeKey(key);
   const known = run.categories.get(id) ?? { key, bytes: 0, buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };

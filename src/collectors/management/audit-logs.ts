@@ -14,13 +14,13 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
   metrics: ['dataprotect_audit_events_total', 'dataprotect_audit_events_window'],
   async collect(ctx, signal) {
     const counts = new EventCounts(ctx.state, ctx);
-    const admitted: AuditLog[] = [];
+    const admitted: AuditLog[] | undefined = ctx.forwards?.auditEntries ? [] : undefined;
     let items = 0;
     for await (const page of ctx.client.auditLogs({ filter: ge('changedTime', new Date(counts.since)) }, signal)) {
       items += page.length;
       for (const entry of page) {
         counts.observe(entry.changedTime);
-        if (counts.take(entry.id, entry.changedTime, [entry.auditType])) admitted.push(entry);
+        if (counts.take(entry.id, entry.changedTime, [entry.auditType])) admitted?.push(entry);
       }
     }
     const labels = { target: ctx.target.name };

@@ -108,6 +108,15 @@ describe('activities collector', () => {
     state = result.state;
   });
 
+  it('keeps the admitted activities for OTLP only when activities are forwarded', async () => {
+    const forwarded = await run(activitiesCollector, sim, h, { forwards: { activities: true, auditEntries: false } });
+    const inWindow = counted().filter((a) => a.state === 'COMPLETED' && endOf(a) >= now() - WINDOW);
+    expect(forwarded.events?.activities?.map((a) => a.id).sort()).toEqual(inWindow.map((a) => a.id).sort());
+    const kept = await run(activitiesCollector, sim, h, { forwards: { activities: false, auditEntries: true } });
+    expect(kept.events?.activities).toBeUndefined();
+    expectGaugesEqual(kept);
+  });
+
   it('counts each activity completed since the first run exactly once across runs and overlapping reads', async () => {
     for (const advance of [0, 7 * MIN, 20 * MIN, 45 * MIN, 3 * HOUR]) {
       sim.clock.advance(advance);

@@ -60,6 +60,16 @@ describe('audit-logs collector', () => {
     state = result.state;
   });
 
+  it('keeps the admitted entries for OTLP only when audit entries are forwarded', async () => {
+    // A first run admits the whole window as history: 700,000 entries on a 50,000-asset estate, held only if someone forwards them.
+    const forwarded = await run(auditLogsCollector, sim, h, { forwards: { activities: false, auditEntries: true } });
+    const windowEntries = between(now() - 24 * HOUR - 1, now());
+    expect(forwarded.events?.auditEntries?.map((entry) => entry.id).sort()).toEqual(windowEntries.map((entry) => entry.id).sort());
+    const kept = await run(auditLogsCollector, sim, h, { forwards: { activities: true, auditEntries: false } });
+    expect(kept.events?.auditEntries).toBeUndefined();
+    expect(nonZero(kept, 'dataprotect_audit_events_window')).toEqual(byType(windowEntries));
+  });
+
   it('counts the entries that appear, exactly once, across runs', async () => {
     for (const advance of [0, 2 * MIN, 15 * MIN, 2 * HOUR]) {
       sim.clock.advance(advance);
