@@ -1,5 +1,5 @@
 /** The one formatter of the text exposition (format 0.0.4): collectors' samples, status series and self-metrics all become text here. */
-import type { HistogramSample, Labels } from '../collectors/types';
+import type { HistogramSample } from '../collectors/types';
 import type { MetricFamily } from '../metrics/catalog';
 
 export function escapeLabelValue(value: string): string {
@@ -13,14 +13,17 @@ function formatValue(value: number): string {
   return String(value);
 }
 
-function formatLabels(labels: Labels, extra?: [string, string]): string {
+/** prom-client's labels may hold numbers (a histogram's le). */
+type LabelValues = Readonly<Record<string, string | number | undefined>>;
+
+function formatLabels(labels: LabelValues, extra?: [string, string]): string {
   const parts: string[] = [];
-  for (const key in labels) parts.push(`${key}="${escapeLabelValue(labels[key] as string)}"`);
+  for (const key in labels) parts.push(`${key}="${escapeLabelValue(String(labels[key]))}"`);
   if (extra) parts.push(`${extra[0]}="${escapeLabelValue(extra[1])}"`);
   return parts.length > 0 ? `{${parts.join(',')}}` : '';
 }
 
-export function formatSample(name: string, labels: Labels, value: number): string {
+export function formatSample(name: string, labels: LabelValues, value: number): string {
   return `${name}${formatLabels(labels)} ${formatValue(value)}\n`;
 }
 

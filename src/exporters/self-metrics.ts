@@ -61,9 +61,7 @@ export class SelfMetrics implements RequestObserver {
       for (const value of metric.values) {
         if (target !== undefined && value.labels.target !== target) continue;
         const name = (value as { metricName?: string }).metricName ?? metric.name;
-        // prom-client gives histogram bucket bounds (le) as numbers
-        const labels = Object.fromEntries(Object.entries(value.labels).map(([key, label]) => [key, String(label)]));
-        lines.push([metric.name, formatSample(name, labels, value.value)]);
+        lines.push([metric.name, formatSample(name, value.labels, value.value)]);
       }
     }
     return prepareLines(lines);
