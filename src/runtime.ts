@@ -115,7 +115,8 @@ export class ExporterRuntime implements Collection {
       const timeoutMs = overrides?.timeout ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, interval * 800));
       this.store.register(target.name, target.kind, definition.name, interval);
       const job = kept.find((candidate) => candidate.name === definition.name);
-      if (job) job.reschedule({ schedule, timeoutMs });
+      // A reload that changes only the collectors' settings keeps the job and its state; a run going on keeps its time limit.
+      if (job) job.settings = { schedule, timeoutMs };
       jobs.push(job ?? this.newJob(runtime, definition, { schedule, timeoutMs }));
     }
     return jobs;
@@ -134,8 +135,7 @@ export class ExporterRuntime implements Collection {
       logger,
       settings: () => this.config.collection,
       now,
-      onEvents: this.events?.accept.bind(this.events),
-      forwards: this.events?.forwards,
+      events: this.events,
     });
   }
 

@@ -39,6 +39,7 @@ export class EstateEventForwarder {
   /** history up to the start is forwarded only as far back as otlp.backfill reaches (epoch ms) */
   private readonly forwardAfter: number;
   private readonly serviceName: string;
+  readonly forwards: EventKinds;
 
   constructor(
     config: ExporterConfig,
@@ -49,6 +50,7 @@ export class EstateEventForwarder {
     const { otlp, tracing: { endpoint, serviceName } } = config;
     // Exclusive: with no backfill, what completed at the start is history like what completed before.
     this.forwardAfter = now() - otlp.backfill;
+    this.forwards = { activities: otlp.activities.enabled, auditEntries: otlp.auditLogs.enabled };
     this.serviceName = serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
     const queueOptions = (signal: OtlpSignal) => ({
       maxQueueSize: otlp.maxQueueSize,
@@ -73,10 +75,6 @@ export class EstateEventForwarder {
       this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter, queueOptions('logs'));
     }
     /* eslint-enable @typescript-eslint/no-require-imports */
-  }
-
-  get forwards(): EventKinds {
-    return { activities: this.spans !== undefined, auditEntries: this.logs !== undefined };
   }
 
   accept(target: string, events: EstateEvents): void {

@@ -60,9 +60,8 @@ export class CollectorJob {
       logger: Logger;
       settings: () => ExporterConfig['collection'];
       now?: () => Date;
-      /** receives the estate's events of a successful run (OTLP forwarding); must only queue them */
-      onEvents?: (target: string, events: EstateEvents) => void;
-      forwards?: EventKinds;
+      /** receives the estate's events of a successful run (OTLP forwarding); `accept` must only queue them */
+      events?: { readonly forwards: EventKinds; accept(target: string, events: EstateEvents): void };
       /** where a collector that counts the estate's events resumes (a checkpoint of a thread that died) */
       resumeFrom?: JobCheckpoint;
       /** receives the checkpoint of each successful run of a collector that counts the estate's events */
@@ -76,11 +75,6 @@ export class CollectorJob {
 
   get name(): string {
     return this.definition.name;
-  }
-
-  /** New settings from a reload that changes only the collectors' settings, keeping the state; a run going on keeps its time limit. */
-  reschedule(settings: JobSettings): void {
-    this.settings = settings;
   }
 
   get isRunning(): boolean {
@@ -160,7 +154,7 @@ export class CollectorJob {
       shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
       now,
       collectingSince: (this.collectingSince ??= now()),
-      forwards: this.deps.forwards,
+      forwards: this.deps.events?.forwards,
       timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
     };
     const collecting = countingRequests(count, () => this.definition.collect(context, signal));
@@ -180,7 +174,7 @@ export class CollectorJob {
     if (this.countsEvents) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
     for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, value);
     try {
-      if (result.events) this.deps.onEvents?.(target, result.events);
+      if (result.events) this.deps.events?.accept(target, result.events);
     } catch (error) {
       // a forwarding problem never fails the run
       logger.warn({ err: (error as Error).message }, 'forwarding events over OTLP failed');
