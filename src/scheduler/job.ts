@@ -4,7 +4,8 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { ApiError } from '../clients/errors';
 import { countingRequests, type RunCount } from '../clients/run-requests';
-import { PermissionDenied, type AnyCollector, type CollectResult, type EstateEvents, type EventKinds, type SharedKey } from '../collectors/types';
+import { PermissionDenied, type AnyCollector, type CollectResult, type SharedKey } from '../collectors/types';
+import type { EstateEventForwarder } from '../otlp/forwarder';
 import type { SnapshotStore } from '../snapshot/store';
 import { metricFamily } from '../metrics/catalog';
 import { validateOutput } from './output-check';
@@ -61,7 +62,7 @@ export class CollectorJob {
       settings: () => ExporterConfig['collection'];
       now?: () => Date;
       /** receives the estate's events of a successful run (OTLP forwarding); `accept` must only queue them */
-      events?: { readonly forwards: EventKinds; accept(target: string, events: EstateEvents): void };
+      events?: Pick<EstateEventForwarder, 'forwards' | 'accept'>;
       /** where a collector that counts the estate's events resumes (a checkpoint of a thread that died) */
       resumeFrom?: JobCheckpoint;
       /** receives the checkpoint of each successful run of a collector that counts the estate's events */
