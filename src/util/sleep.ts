@@ -1,10 +1,4 @@
 import { setTimeout } from 'node:timers/promises';
 
-/** A timer that ends early, rejecting with the signal's reason, when the signal aborts. */
-export async function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  try {
-    await setTimeout(ms, undefined, signal ? { signal } : {});
-  } catch (error) {
-    throw signal?.aborted ? signal.reason : error;
-  }
-}
+/** A timer that rejects at once when the signal aborts; a module of its own so that tests record the waits instead of sleeping them. */
+export const sleep = (ms: number, signal?: AbortSignal): Promise<void> => setTimeout(ms, undefined, { signal });
