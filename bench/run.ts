@@ -60,9 +60,9 @@ import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFi
 import { HOSTILE_KINDS, startHostileServer, type HostileKind, type HostileServer } from './support/hostile';
 import { otlpCostPhase, type EventSettings } from './support/otlp-cost';
 import { report, type EstateFigures, type EstateResult, type RoundFigures } from './support/report';
+import { compileExporterChild, COMPILED_EXPORTER_CHILD } from './support/compiled';
 
 const SIM_CHILD = 'bench/support/sim-child.ts';
-const EXPORTER_CHILD = 'bench/support/exporter-child.ts';
 
 const PAGE_SIZE = 1000;
 const WINDOW_MS = 24 * 3_600_000;
@@ -194,7 +194,7 @@ async function startExporter(
 ): Promise<Child<ExporterHello>> {
   const simNow = Date.parse(await sim.call<string>('now'));
   const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, options, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
-  return startChild<ExporterHello>(EXPORTER_CHILD, childOptions, { nodeArgs: ['--expose-gc', ...options.exporterNodeOptions] });
+  return startChild<ExporterHello>(COMPILED_EXPORTER_CHILD, childOptions, { nodeArgs: ['--expose-gc', ...options.exporterNodeOptions] });
 }
 
 async function stopExporter(exporter: Child<ExporterHello>): Promise<void> {
@@ -449,6 +449,7 @@ async function main(): Promise<void> {
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+  compileExporterChild();
   if (options.otlpOnly) {
     for (const estate of options.estates) await benchOtlpOnly(estate, options);
     return;

@@ -44,10 +44,10 @@ export interface Child<H> {
   stop(): Promise<void>;
 }
 
-/** Forks a TypeScript module (run through tsx) and waits for its hello. */
+/** Forks a module, a TypeScript one through tsx, and waits for its hello. */
 export async function startChild<H>(modulePath: string, argument: unknown, options: { nodeArgs?: string[]; readyTimeoutMs?: number } = {}): Promise<Child<H>> {
   const child = fork(path.resolve(modulePath), [JSON.stringify(argument)], {
-    execArgv: ['--require', 'tsx/cjs', ...(options.nodeArgs ?? [])],
+    execArgv: [...(modulePath.endsWith('.ts') ? ['--require', 'tsx/cjs'] : []), ...(options.nodeArgs ?? [])],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
