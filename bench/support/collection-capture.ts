@@ -7,15 +7,7 @@
 import { BroadcastChannel, workerData } from 'node:worker_threads';
 import { fromWire, type WorkerStart } from '../../src/collection/protocol';
 import { installRequestCapture } from './bare-fetch';
-
-export const CAPTURE_CHANNEL = 'dataprotect-bench-capture';
-
-export type CaptureMessage =
-  | { command: 'ready' }
-  | { command: 'start' }
-  | { command: 'started' }
-  | { command: 'stop' }
-  | { command: 'captured'; captured: ReturnType<ReturnType<typeof installRequestCapture>['stop']> };
+import { CAPTURE_CHANNEL, type CaptureMessage } from './capture-channel';
 
 if (workerData && (workerData as WorkerStart).config) {
   const capture = installRequestCapture(fromWire((workerData as WorkerStart).config));

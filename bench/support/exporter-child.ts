@@ -26,8 +26,8 @@ import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/app';
 import { closeServer, listen } from '../../src/exporters/listener';
-import { replay, type BaselineReport, type Captured } from './bare-fetch';
-import { CAPTURE_CHANNEL, type CaptureMessage } from './collection-capture';
+import type { BaselineReport, Captured } from './bare-fetch';
+import { CAPTURE_CHANNEL, type CaptureMessage } from './capture-channel';
 import { childArgument, serve } from './ipc';
 
 export interface ExporterChildOptions {
@@ -174,6 +174,8 @@ async function main(): Promise<void> {
       /** replays the captured requests `times` times; the fastest replay's figures */
       baseline: async (args: { times?: number } | undefined): Promise<BaselineReport | undefined> => {
         const captured = await capture.stop();
+        // Loaded here, by exporter A alone: the replay's modules are the collection's (see capture-channel.ts).
+        const { replay } = await import('./bare-fetch');
         let best: BaselineReport | undefined;
         for (let i = 0; i < (args?.times ?? 1); i++) {
           const result = await replay(captured, config);
