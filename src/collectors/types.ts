@@ -47,7 +47,7 @@ export interface CollectorContext<K extends TargetKind, S> {
    */
   readonly collectingSince: Date;
   /** The estate's events that are forwarded (OTLP): only those are kept, as a first run admits a whole window of them. */
-  readonly forwards?: EventKinds;
+  readonly forwards?: Forwarding;
   /** The run's time limit, for a collector that can stop early and keep what it did (copies' per-asset reads); absent when unlimited. */
   readonly timeLimit?: { readonly totalMs: number; leftMs(): number };
 }
@@ -65,7 +65,8 @@ export interface CollectResult<S> {
   events?: EstateEvents;
 }
 
-export type EventKinds = Readonly<Record<'activities' | 'auditEntries', boolean>>;
+/** Which of the estate's events are forwarded over OTLP; a first run's history only what completed after historyAfter (epoch ms). */
+export type Forwarding = Readonly<Record<'activities' | 'auditEntries', boolean> & { historyAfter: number }>;
 
 export interface EstateEvents {
   /** completed activities */

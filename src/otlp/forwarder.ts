@@ -6,7 +6,7 @@ import { resourceFromAttributes, type Resource } from '@opentelemetry/resources'
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import type { ReadableLogRecord } from '@opentelemetry/sdk-logs';
 import type { Activity, AuditLog } from '../clients/management/schemas';
-import type { EstateEvents, EventKinds } from '../collectors/types';
+import type { EstateEvents, Forwarding } from '../collectors/types';
 import type { ExporterConfig } from '../config/load';
 import { activitySpan, type ActivityPlace } from './activity-spans';
 import { BoundedExportQueue } from './bounded-export';
@@ -36,10 +36,8 @@ export class EstateEventForwarder {
   private readonly logs: BoundedExportQueue<ReadableLogRecord> | undefined;
   private readonly targets = new Map<string, TargetState>();
   private pendingCount = 0;
-  /** history up to the start is forwarded only as far back as otlp.backfill reaches (epoch ms) */
-  private readonly forwardAfter: number;
   private readonly serviceName: string;
-  readonly forwards: EventKinds;
+  readonly forwards: Forwarding;
 
   constructor(
     config: ExporterConfig,
@@ -49,8 +47,7 @@ export class EstateEventForwarder {
   ) {
     const { otlp, tracing: { endpoint, serviceName } } = config;
     // Exclusive: with no backfill, what completed at the start is history like what completed before.
-    this.forwardAfter = now() - otlp.backfill;
-    this.forwards = { activities: otlp.activities.enabled, auditEntries: otlp.auditLogs.enabled };
+    this.forwards = { activities: otlp.activities.enabled, auditEntries: otlp.auditLogs.enabled, historyAfter: now() - otlp.backfill };
     this.serviceName = serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
     const queueOptions = (signal: OtlpSignal) => ({
       maxQueueSize: otlp.maxQueueSize,
@@ -78,16 +75,13 @@ export class EstateEventForwarder {
   }
 
   accept(target: string, events: EstateEvents): void {
-    const after = events.history ? this.forwardAfter : Number.NEGATIVE_INFINITY;
+    const after = events.history ? this.forwards.historyAfter : Number.NEGATIVE_INFINITY;
     if (this.spans && events.activities?.length) this.acceptActivities(target, events.activities, after);
     if (this.logs && events.auditEntries?.length) {
+      // The collector admitted no history from before `historyAfter` (audit-logs.ts).
       const { resource } = this.stateOf(target);
       const observed = this.now();
-      const records: ReadableLogRecord[] = [];
-      for (const entry of events.auditEntries) {
-        if (entry.changedTime > after) records.push(auditRecord(entry, resource, observed));
-      }
-      this.logs.add(records);
+      this.logs.add(events.auditEntries.map((entry) => auditRecord(entry, resource, observed)));
     }
   }
 

@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import { parseConfig, type ExporterConfig, type TargetConfig, type TargetKind } from '../../src/config/load';
 import { createClient, type ClientByKind } from '../../src/clients';
 import type { RequestObserver } from '../../src/clients/http';
-import type { CollectResult, CollectorDefinition, EventKinds, Labels, Sample, SharedKey } from '../../src/collectors/types';
+import type { CollectResult, CollectorDefinition, Forwarding, Labels, Sample, SharedKey } from '../../src/collectors/types';
 import type { Simulator } from '../../simulator/types';
 import { validateOutput } from '../../src/scheduler/output-check';
 
@@ -55,7 +55,7 @@ export async function runCollector<K extends TargetKind, S>(
     /** what the scheduler tells the collector of its time limit; absent unless given */
     timeLimit?: { readonly totalMs: number; leftMs(): number };
     /** the events forwarded over OTLP; none unless given */
-    forwards?: EventKinds;
+    forwards?: Forwarding;
   },
 ): Promise<CollectResult<S>> {
   const now = options.now ?? (() => new Date());

@@ -63,6 +63,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       categories: new Map(previous?.categories),
       seen: new Set(),
       admitted: ctx.forwards?.activities ? [] : undefined,
+      keptAfter: previous === undefined ? (ctx.forwards?.historyAfter ?? Infinity) : -Infinity,
     };
     const items = await readActivities(ctx.client, ctx.settings.activityClassTypes, run, signal);
     for (const key of run.active.values()) run.running.add(key);
@@ -101,6 +102,8 @@ interface Run {
   readonly seen: Set<string>;
   /** the counted activities, when forwarded */
   readonly admitted: Activity[] | undefined;
+  /** a first run's history before otlp.backfill's reach is not forwarded, so not kept, but for jobs: the forwarder parents tasks by them */
+  readonly keptAfter: number;
 }
 
 /** The incremental read, the first run's read of what is still active, and the follow-up; returns the items read. */
@@ -149,7 +152,7 @@ function apply(run: Run, activity: Activity): void {
   const result = activity.result?.status || 'UNKNOWN';
   const taken = run.counts.take(activity.id, completionTime(activity), [classType, activity.category, result], wasActive);
   if (!taken) return;
-  run.admitted?.push(activity);
+  if (classType === 'JOB' || (activity.endTime ?? activity.updateTime) > run.keptAfter) run.admitted?.push(activity);
   const key: CategoryKey = [classType, activity.category];
   const id = compositeKey(key);
   const known = run.categories.get(id) ?? { key, bytes: 0, buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };

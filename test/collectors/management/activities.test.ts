@@ -108,13 +108,21 @@ describe('activities collector', () => {
     state = result.state;
   });
 
-  it('keeps the admitted activities for OTLP only when activities are forwarded', async () => {
-    const forwarded = await run(activitiesCollector, sim, h, { forwards: { activities: true, auditEntries: false } });
+  it('keeps the admitted activities for OTLP only when activities are forwarded, and history only as far back as the backfill', async () => {
+    const forwarded = await run(activitiesCollector, sim, h, { forwards: { activities: true, auditEntries: false, historyAfter: -Infinity } });
     const inWindow = counted().filter((a) => a.state === 'COMPLETED' && endOf(a) >= now() - WINDOW);
     expect(forwarded.events?.activities?.map((a) => a.id).sort()).toEqual(inWindow.map((a) => a.id).sort());
-    const kept = await run(activitiesCollector, sim, h, { forwards: { activities: false, auditEntries: true } });
-    expect(kept.events?.activities).toBeUndefined();
-    expectGaugesEqual(kept);
+    // otlp.backfill 2h: older history is not kept, but for the jobs (the forwarder parents their tasks by them)
+    const historyAfter = now() - 2 * HOUR;
+    const recent = await run(activitiesCollector, sim, h, { forwards: { activities: true, auditEntries: false, historyAfter } });
+    const kept = inWindow.filter((a) => a.classType === 'JOB' || endOf(a) > historyAfter);
+    expect(kept.length).toBeLessThan(inWindow.length);
+    expect(inWindow.filter((a) => a.classType !== 'JOB' && endOf(a) > historyAfter).length).toBeGreaterThan(0);
+    expect(recent.events?.activities?.map((a) => a.id).sort()).toEqual(kept.map((a) => a.id).sort());
+    expectGaugesEqual(recent);
+    const unforwarded = await run(activitiesCollector, sim, h, { forwards: { activities: false, auditEntries: true, historyAfter: -Infinity } });
+    expect(unforwarded.events?.activities).toBeUndefined();
+    expectGaugesEqual(unforwarded);
   });
 
   it('counts each activity completed since the first run exactly once across runs and overlapping reads', async () => {

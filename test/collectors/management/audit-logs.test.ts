@@ -60,12 +60,20 @@ describe('audit-logs collector', () => {
     state = result.state;
   });
 
-  it('keeps the admitted entries for OTLP only when audit entries are forwarded', async () => {
+  it('keeps the admitted entries for OTLP only when audit entries are forwarded, and history only as far back as the backfill', async () => {
     // A first run admits the whole window as history: 700,000 entries on a 50,000-asset estate, held only if someone forwards them.
-    const forwarded = await run(auditLogsCollector, sim, h, { forwards: { activities: false, auditEntries: true } });
+    const forwarded = await run(auditLogsCollector, sim, h, { forwards: { activities: false, auditEntries: true, historyAfter: -Infinity } });
     const windowEntries = between(now() - 24 * HOUR - 1, now());
     expect(forwarded.events?.auditEntries?.map((entry) => entry.id).sort()).toEqual(windowEntries.map((entry) => entry.id).sort());
-    const kept = await run(auditLogsCollector, sim, h, { forwards: { activities: true, auditEntries: false } });
+    // otlp.backfill 2h: the history before it would not be forwarded, so it is not kept; the counts are the same
+    const historyAfter = now() - 2 * HOUR;
+    const recent = await run(auditLogsCollector, sim, h, { forwards: { activities: false, auditEntries: true, historyAfter } });
+    const recentIds = between(historyAfter, now()).map((entry) => entry.id);
+    expect(recentIds.length).toBeGreaterThan(0);
+    expect(recentIds.length).toBeLessThan(windowEntries.length / 4);
+    expect(recent.events?.auditEntries?.map((entry) => entry.id).sort()).toEqual(recentIds.sort());
+    expect(nonZero(recent, 'dataprotect_audit_events_window')).toEqual(byType(windowEntries));
+    const kept = await run(auditLogsCollector, sim, h, { forwards: { activities: true, auditEntries: false, historyAfter: -Infinity } });
     expect(kept.events?.auditEntries).toBeUndefined();
     expect(nonZero(kept, 'dataprotect_audit_events_window')).toEqual(byType(windowEntries));
   });

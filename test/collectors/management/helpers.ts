@@ -2,7 +2,7 @@
 import type { Logger } from 'pino';
 import { ManagementClient } from '../../../src/clients/management/client';
 import type { RequestObserver } from '../../../src/clients/http';
-import type { CollectResult, CollectorDefinition, EventKinds } from '../../../src/collectors/types';
+import type { CollectResult, CollectorDefinition, Forwarding } from '../../../src/collectors/types';
 import type { ExporterConfig, TargetConfig } from '../../../src/config/load';
 import { startSimulator, type RunningSimulator } from '../../../simulator';
 import type { EstateSize } from '../../../simulator/types';
@@ -41,7 +41,7 @@ export function run<S>(
     collectingSince?: Date;
     logger?: Logger;
     timeLimit?: { readonly totalMs: number; leftMs(): number };
-    forwards?: EventKinds;
+    forwards?: Forwarding;
   } = {},
 ): Promise<CollectResult<S>> {
   return runCollector(definition, {
