@@ -1,11 +1,16 @@
 /**
- * Series as served: a gzip member per family in one buffer, prepared once when a run succeeds. The serving side keeps only these bytes
+ * Series as served: gzip members per family in one buffer, prepared once when a run succeeds. The serving side keeps only these bytes
  * (a transferred ArrayBuffer), which scrapes slice; the few status and self-metric series are prepared at each scrape.
+ *
+ * Each line is written out as bytes as soon as it is formatted, and the bytes are compressed a chunk at a time: preparing a result of
+ * tens of thousands of series holds no line, no list of lines and no joined text, so nothing but the compressed bytes lives long enough
+ * to be promoted to the old generation of the collection thread's heap.
  */
 import { gzipSync } from 'node:zlib';
-import type { HistogramSample, Sample } from '../collectors/types';
+import type { HistogramSample, Labels, Sample } from '../collectors/types';
+import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { ReadyResult } from '../snapshot/store';
-import { formatHistogram, formatSample } from './format';
+import { formatHistogram, formatLabels, formatValue } from './format';
 
 /**
  * Text as one gzip member, at level 1: 2 MB instead of 20 MB a scrape, at the least CPU. Concatenated members are one valid gzip stream
@@ -15,37 +20,148 @@ export function gzipMember(text: string): Buffer {
   return gzipSync(Buffer.from(text, 'utf8'), { level: 1 });
 }
 
-/** Series lines, each with its family's name, gathered by family (in order of first appearance) and compressed. */
-export function prepareLines(lines: ReadonlyArray<readonly [family: string, line: string]>): ReadyResult {
-  const texts = new Map<string, string[]>();
-  for (const [family, line] of lines) {
-    const list = texts.get(family);
-    if (list) list.push(line);
-    else texts.set(family, [line]);
+/** A family's first chunk of text; each next one is twice as large, up to LARGEST_CHUNK, so small families stay small. */
+const FIRST_CHUNK = 16 * 1024;
+/** Members of 512 KB compress within 1 % of one member per family, and bound the plain text held at once. */
+const LARGEST_CHUNK = 512 * 1024;
+
+/** One family's lines, written as UTF-8 into a chunk that becomes a gzip member when full. */
+class FamilyText {
+  readonly members: Buffer[] = [];
+  private chunk = Buffer.allocUnsafe(FIRST_CHUNK);
+  private used = 0;
+
+  write(line: string): void {
+    const room = line.length * 3; // UTF-8 takes at most 3 bytes per UTF-16 unit
+    if (this.used + room > this.chunk.length) {
+      this.flush();
+      this.chunk = Buffer.allocUnsafe(Math.max(room, Math.min(this.chunk.length * 2, LARGEST_CHUNK)));
+    }
+    this.used += this.chunk.write(line, this.used);
   }
-  const members: Buffer[] = [];
-  const families: Array<[string, number, number]> = [];
-  let offset = 0;
-  for (const [family, list] of texts) {
-    const member = gzipMember(list.join(''));
-    members.push(member);
-    families.push([family, offset, offset + member.length]);
-    offset += member.length;
+
+  flush(): void {
+    if (this.used > 0) this.members.push(gzipSync(this.chunk.subarray(0, this.used), { level: 1 }));
+    this.used = 0;
   }
-  // A buffer of its own (not a slice of Node's shared pool): it is transferred whole to the serving thread.
-  const bytes = new Uint8Array(new ArrayBuffer(offset));
-  offset = 0;
-  for (const member of members) {
-    bytes.set(member, offset);
-    offset += member.length;
-  }
-  return { bytes, families, series: lines.length };
 }
 
-export function prepareResult(result: { samples: readonly Sample[]; histograms: readonly HistogramSample[] }): ReadyResult {
-  const lines = result.samples.map((sample) => [sample.name, formatSample(sample.name, sample.labels, sample.value)] as const);
-  for (const histogram of result.histograms) lines.push([histogram.name, formatHistogram(histogram)]);
-  return prepareLines(lines);
+/** Lines gathered by family, in order of the families' first line, compressed as they come (see FamilyText). */
+export class ResultWriter {
+  private readonly families = new Map<string, FamilyText>();
+  private series = 0;
+
+  /** A series' line (or a histogram's lines), counted as one series. */
+  line(family: string, text: string): void {
+    let writer = this.families.get(family);
+    if (!writer) this.families.set(family, (writer = new FamilyText()));
+    writer.write(text);
+    this.series += 1;
+  }
+
+  finish(): ReadyResult {
+    const families: Array<[string, number, number]> = [];
+    let offset = 0;
+    for (const [family, text] of this.families) {
+      text.flush();
+      const start = offset;
+      for (const member of text.members) offset += member.length;
+      families.push([family, start, offset]);
+    }
+    // A buffer of its own (not a slice of Node's shared pool): it is transferred whole to the serving thread.
+    const bytes = new Uint8Array(new ArrayBuffer(offset));
+    offset = 0;
+    for (const text of this.families.values()) {
+      for (const member of text.members) {
+        bytes.set(member, offset);
+        offset += member.length;
+      }
+    }
+    return { bytes, families, series: this.series };
+  }
+}
+
+/**
+ * The catalog family of a series, once the series is shown to be what that family allows; otherwise it throws, so that a collector bug
+ * fails its run (dataprotect_collector_success) instead of serving wrong series. With `target`, a target label must name it.
+ */
+function checkedFamily(name: string, labels: Labels, histogram: boolean, target: string | undefined): MetricFamily {
+  const family = metricFamily(name);
+  if ((family.type === 'histogram') !== histogram) {
+    throw new Error(`${name} is a ${family.type}, returned as ${histogram ? 'a histogram' : 'a sample'}`);
+  }
+  let count = 0;
+  for (const _label in labels) count += 1;
+  if (count !== family.labels.length || !family.labels.every((label) => typeof labels[label] === 'string')) {
+    throw new Error(`${name} needs labels [${family.labels.join(', ')}], got [${Object.keys(labels).join(', ')}]`);
+  }
+  if (target !== undefined && labels.target !== undefined && labels.target !== target) {
+    throw new Error(`${name} has target="${labels.target}", expected "${target}"`);
+  }
+  return family;
+}
+
+/**
+ * Finds a series written twice. A set of the series' texts would keep a string per series alive through the whole preparation: promoted
+ * to the old generation, those strings cost twice the formatting itself. A hash of each text is kept instead, and a text whose hash was
+ * seen is compared with the earlier texts of that hash, formatted again (`textAt`).
+ */
+class SeriesIndex {
+  private readonly latestByHash = new Map<number, number>();
+  /** for each series, the one before it with the same hash, or -1 */
+  private readonly previous: Int32Array;
+
+  constructor(
+    size: number,
+    private readonly textAt: (index: number) => string,
+  ) {
+    this.previous = new Int32Array(size);
+  }
+
+  add(index: number, text: string): void {
+    const hash = hashText(text);
+    const latest = this.latestByHash.get(hash) ?? -1;
+    for (let earlier = latest; earlier >= 0; earlier = this.previous[earlier] as number) {
+      if (this.textAt(earlier) === text) throw new Error(`duplicate series ${text}`);
+    }
+    this.previous[index] = latest;
+    this.latestByHash.set(hash, index);
+  }
+}
+
+/** FNV-1a over the UTF-16 units, cut to 30 bits: a small integer the map holds without a heap number. */
+export function hashText(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash & 0x3fffffff;
+}
+
+/**
+ * A result checked against the catalog and prepared to be served, its labels in catalog order. A series the catalog does not allow, a
+ * duplicate series (the same name and label values twice) or a non-finite value throws. `target`: the target every series belongs to.
+ */
+export function prepareResult(result: { samples: readonly Sample[]; histograms?: readonly HistogramSample[] }, target?: string): ReadyResult {
+  const { samples, histograms = [] } = result;
+  const seriesText = ({ name, labels }: Sample | HistogramSample): string => name + formatLabels(labels, metricFamily(name).labels);
+  const index = new SeriesIndex(samples.length + histograms.length, (at) =>
+    seriesText((at < samples.length ? samples[at] : histograms[at - samples.length]) as Sample | HistogramSample),
+  );
+  const writer = new ResultWriter();
+  samples.forEach((sample, at) => {
+    checkedFamily(sample.name, sample.labels, false, target);
+    if (!Number.isFinite(sample.value)) throw new Error(`${sample.name} has the non-finite value ${sample.value}`);
+    const series = seriesText(sample);
+    index.add(at, series);
+    writer.line(sample.name, `${series} ${formatValue(sample.value)}\n`);
+  });
+  histograms.forEach((histogram, at) => {
+    const { name, bounds, bucketCounts } = histogram;
+    const family = checkedFamily(name, histogram.labels, true, target);
+    if (bounds.length !== bucketCounts.length) throw new Error(`${name} has ${bounds.length} bounds but ${bucketCounts.length} bucket counts`);
+    index.add(samples.length + at, seriesText(histogram));
+    writer.line(name, formatHistogram(histogram, family.labels));
+  });
+  return writer.finish();
 }
 
 export function familyMember(result: ReadyResult, family: string): Buffer | undefined {

@@ -72,7 +72,7 @@ function familyChunks(results: readonly ReadyResult[]): Buffer[] {
 /** The records' status series and the results still fresh, as familyChunks. */
 export function renderRecordChunks(records: readonly CollectorRecord[], options: { now: number; staleAfterMs: number }): Buffer[] {
   const fresh = records.filter((record) => record.result !== undefined && options.now <= servedUntil(record, options.staleAfterMs));
-  const status = prepareResult({ samples: statusSamples(records), histograms: [] });
+  const status = prepareResult({ samples: statusSamples(records) });
   return familyChunks([status, ...fresh.map((record) => record.result as ReadyResult)]);
 }
 

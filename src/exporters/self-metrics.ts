@@ -4,7 +4,7 @@ import type { RequestObserver } from '../clients/http';
 import { metricFamily, type MetricName } from '../metrics/catalog';
 import type { ReadyResult } from '../snapshot/store';
 import { formatSample } from './format';
-import { prepareLines } from './prepared';
+import { ResultWriter } from './prepared';
 import { VERSION } from '../version';
 
 export class SelfMetrics implements RequestObserver {
@@ -56,15 +56,15 @@ export class SelfMetrics implements RequestObserver {
 
   /** The self-metric series, prepared as a collector's result is; with `target`, only that target's (exporter-wide series have none). */
   async prepared(target?: string): Promise<ReadyResult> {
-    const lines: Array<[string, string]> = [];
+    const writer = new ResultWriter();
     for (const metric of await this.registry.getMetricsAsJSON()) {
       for (const value of metric.values) {
         if (target !== undefined && value.labels.target !== target) continue;
         const name = (value as { metricName?: string }).metricName ?? metric.name;
-        lines.push([metric.name, formatSample(name, value.labels, value.value)]);
+        writer.line(metric.name, formatSample(name, value.labels, value.value));
       }
     }
-    return prepareLines(lines);
+    return writer.finish();
   }
 
   /** The catalog's name, help and labels of a self-metric, registered in the registry of prepared(). */

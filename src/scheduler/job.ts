@@ -8,7 +8,6 @@ import { PermissionDenied, type AnyCollector, type CollectResult, type SharedKey
 import type { EstateEventForwarder } from '../otlp/forwarder';
 import type { SnapshotStore } from '../snapshot/store';
 import { metricFamily } from '../metrics/catalog';
-import { validateOutput } from './output-check';
 import { prepareResult } from '../exporters/prepared';
 import { SkippedItemLog } from './skipped-items';
 import { LinkedSignal } from '../util/linked-signal';
@@ -167,8 +166,7 @@ export class CollectorJob {
   /** Checks and prepares the result, then keeps it, the state and the shared values in one step. */
   private succeeded({ span, logger, started, count }: Run, result: CollectResult<unknown>): RunResult {
     const target = this.runtime.config.name;
-    const checked = validateOutput(target, result.samples, result.histograms ?? []);
-    const ready = prepareResult(checked);
+    const ready = prepareResult(result, target);
     if (this.stopped) return this.discarded(span, logger);
     this.state = result.state;
     const collectingSince = this.collectingSince as Date;
@@ -184,11 +182,11 @@ export class CollectorJob {
     this.deps.store.runFinished(target, this.name, { ok: true, durationSeconds, endedAt: Date.now(), result: ready });
     span.setAttributes({
       'dataprotect.result': 'success',
-      'dataprotect.series': checked.samples.length + checked.histograms.length,
+      'dataprotect.series': ready.series,
       ...(result.items !== undefined ? { 'dataprotect.items': result.items } : {}),
       'dataprotect.requests': count.requests,
     });
-    const figures = { durationSeconds, series: checked.samples.length, items: result.items, requests: count.requests };
+    const figures = { durationSeconds, series: ready.series, items: result.items, requests: count.requests };
     logger.debug(figures, 'collection succeeded');
     return 'success';
   }

@@ -102,7 +102,7 @@ describe('exposition label escaping: property tests', () => {
         labels: { target: 't', asset_id: id, asset_name: name, asset_type: 'VM', policy: 'Gold' },
         value: size,
       }));
-      const histogram: HistogramSample = { name: 'dataprotect_activity_duration_seconds', labels: { target: 't', category: series[0]?.[1] ?? '' }, bounds: [1, 10], bucketCounts: [1, 2], count: 3, sum: 12 };
+      const histogram: HistogramSample = { name: 'dataprotect_activity_duration_seconds', labels: { target: 't', class_type: 'JOB', category: series[0]?.[1] ?? '' }, bounds: [1, 10], bucketCounts: [1, 2], count: 3, sum: 12 };
       const record: CollectorRecord = {
         target: 't',
         kind: 'management',

@@ -8,7 +8,7 @@ import { createClient, type ClientByKind } from '../../src/clients';
 import type { RequestObserver } from '../../src/clients/http';
 import type { CollectResult, CollectorDefinition, Forwarding, Labels, Sample, SharedKey } from '../../src/collectors/types';
 import type { Simulator } from '../../simulator/types';
-import { validateOutput } from '../../src/scheduler/output-check';
+import { prepareResult } from '../../src/exporters/prepared';
 
 export const silentLogger = pino({ level: 'silent' });
 
@@ -100,5 +100,5 @@ export function valueOf(result: CollectResult<unknown>, name: string, labels: La
 
 /** Fails unless the result passes the runtime's own check: catalog families, exactly their labels, no duplicate series, finite values. */
 export async function expectWellFormed(result: CollectResult<unknown>, target: string): Promise<void> {
-  expect(() => validateOutput(target, result.samples, result.histograms ?? [])).not.toThrow();
+  expect(() => prepareResult(result, target)).not.toThrow();
 }
