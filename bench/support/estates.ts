@@ -40,7 +40,7 @@ export const ESTATES: Record<string, Partial<EstateSize>> = {
 };
 
 /** collection.heapLimit per estate, as docs/sizing.md gives it (`--heap-limit sizing`). */
-export const SIZING_HEAP_LIMITS: Record<string, string> = { '1k': '128MiB', '10k': '640MiB', '25k': '640MiB', '50k': '448MiB' };
+export const SIZING_HEAP_LIMITS: Record<string, string> = { '1k': '128MiB', '10k': '256MiB', '25k': '640MiB', '50k': '448MiB' };
 
 /** Older names, still used in docs: S and L. */
 const ALIASES: Record<string, string> = { S: '1k', L: '10k' };
