@@ -1,13 +1,6 @@
 #!/usr/bin/env node
 /** Entry point, tiny on purpose: tracing must start before the modules it instruments load, so everything else is required after it. */
-import {
-  DEFAULT_CONFIG_PATH,
-  configFileFromArgs,
-  planTracing,
-  readTracingSettings,
-  stderrWarn,
-  startTracing,
-} from './tracing';
+import { DEFAULT_CONFIG_PATH, configFileFromArgs, planTracing, readTracingSettings, stderrWarn, startTracing } from './tracing';
 
 const argv = process.argv.slice(2);
 /** Commands that collect nothing have nothing to trace. */

@@ -80,10 +80,7 @@ export class HttpCore {
     this.pool = new Pool(url.origin, {
       connections: options.maxConcurrency,
       pipelining: 1,
-      connect: {
-        ...(options.tls?.ca ? { ca: options.tls.ca } : {}),
-        rejectUnauthorized: !options.tls?.insecureSkipVerify,
-      },
+      connect: { ...(options.tls?.ca ? { ca: options.tls.ca } : {}), rejectUnauthorized: !options.tls?.insecureSkipVerify },
     });
   }
 

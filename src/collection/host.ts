@@ -119,10 +119,7 @@ export class CollectionHost implements Collection {
     const worker = this.worker;
     if (!worker) return [];
     let cutShort: string[] = [];
-    await settlesWithin(
-      this.call<string[]>({ type: 'stop', budgetMs }).then((steps) => void (cutShort = steps)),
-      budgetMs,
-    );
+    await settlesWithin(this.call<string[]>({ type: 'stop', budgetMs }).then((steps) => void (cutShort = steps)), budgetMs);
     await worker.terminate();
     return cutShort;
   }

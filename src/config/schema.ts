@@ -70,10 +70,7 @@ const collectorSettings = z.strictObject({
   timeout: positiveDuration.optional(),
 });
 
-const tlsSettings = z.strictObject({
-  caFile: z.string().min(1).optional(),
-  insecureSkipVerify: z.boolean().default(false),
-});
+const tlsSettings = z.strictObject({ caFile: z.string().min(1).optional(), insecureSkipVerify: z.boolean().default(false) });
 
 const targetSettings = z
   .strictObject({

@@ -20,11 +20,13 @@ export function formatValue(value: number): string {
 /** prom-client's labels may hold numbers (a histogram's le). */
 type LabelValues = Readonly<Record<string, string | number | undefined>>;
 
+type LabelPair = readonly [string, string];
+
 /**
  * `{key="value",...}` with the labels in the order of `keys` (a catalog family's, so that a series always reads the same; the labels'
  * own by default) and `extra` last (a bucket's le); '' for no label.
  */
-export function formatLabels(labels: LabelValues, keys: readonly string[] = Object.keys(labels), extra?: readonly [string, string]): string {
+export function formatLabels(labels: LabelValues, keys: readonly string[] = Object.keys(labels), extra?: LabelPair): string {
   let out = '';
   for (const key of keys) out += `${out ? ',' : '{'}${key}="${escapeLabelValue(String(labels[key]))}"`;
   if (extra) out += `${out ? ',' : '{'}${extra[0]}="${escapeLabelValue(extra[1])}"`;

@@ -60,23 +60,19 @@ export class ResultWriter {
   }
 
   finish(): ReadyResult {
-    const families: Array<[string, number, number]> = [];
-    let offset = 0;
-    for (const [family, text] of this.families) {
-      text.flush();
-      const start = offset;
-      for (const member of text.members) offset += member.length;
-      families.push([family, start, offset]);
-    }
+    const texts = [...this.families];
+    for (const [, text] of texts) text.flush();
     // A buffer of its own (not a slice of Node's shared pool): it is transferred whole to the serving thread.
-    const bytes = new Uint8Array(new ArrayBuffer(offset));
-    offset = 0;
-    for (const text of this.families.values()) {
+    const bytes = new Uint8Array(new ArrayBuffer(texts.reduce((sum, [, text]) => text.members.reduce((n, m) => n + m.length, sum), 0)));
+    let offset = 0;
+    const families = texts.map(([family, text]): [string, number, number] => {
+      const start = offset;
       for (const member of text.members) {
         bytes.set(member, offset);
         offset += member.length;
       }
-    }
+      return [family, start, offset];
+    });
     return { bytes, families, series: this.series };
   }
 }
@@ -101,34 +97,6 @@ function checkedFamily(name: string, labels: Labels, histogram: boolean, target:
   return family;
 }
 
-/**
- * Finds a series written twice. A set of the series' texts would keep a string per series alive through the whole preparation: promoted
- * to the old generation, those strings cost twice the formatting itself. A hash of each text is kept instead, and a text whose hash was
- * seen is compared with the earlier texts of that hash, formatted again (`textAt`).
- */
-class SeriesIndex {
-  private readonly latestByHash = new Map<number, number>();
-  /** for each series, the one before it with the same hash, or -1 */
-  private readonly previous: Int32Array;
-
-  constructor(
-    size: number,
-    private readonly textAt: (index: number) => string,
-  ) {
-    this.previous = new Int32Array(size);
-  }
-
-  add(index: number, text: string): void {
-    const hash = hashText(text);
-    const latest = this.latestByHash.get(hash) ?? -1;
-    for (let earlier = latest; earlier >= 0; earlier = this.previous[earlier] as number) {
-      if (this.textAt(earlier) === text) throw new Error(`duplicate series ${text}`);
-    }
-    this.previous[index] = latest;
-    this.latestByHash.set(hash, index);
-  }
-}
-
 /** FNV-1a over the UTF-16 units, cut to 30 bits: a small integer the map holds without a heap number. */
 export function hashText(text: string): number {
   let hash = 0x811c9dc5;
@@ -140,25 +108,35 @@ export function hashText(text: string): number {
  * A result checked against the catalog and prepared to be served, its labels in catalog order. A series the catalog does not allow, a
  * duplicate series (the same name and label values twice) or a non-finite value throws. `target`: the target every series belongs to.
  */
-export function prepareResult(result: { samples: readonly Sample[]; histograms?: readonly HistogramSample[] }, target?: string): ReadyResult {
+export function prepareResult(result: { samples: readonly Sample[]; histograms?: readonly HistogramSample[] }, target?: string) {
   const { samples, histograms = [] } = result;
   const seriesText = ({ name, labels }: Sample | HistogramSample): string => name + formatLabels(labels, metricFamily(name).labels);
-  const index = new SeriesIndex(samples.length + histograms.length, (at) =>
-    seriesText((at < samples.length ? samples[at] : histograms[at - samples.length]) as Sample | HistogramSample),
-  );
+  // A duplicate is found by a hash of each series' text, then compared with the earlier texts of that hash, formatted again. A set of
+  // the texts would keep a string per series alive to the end: promoted to the old generation, they cost twice the formatting itself.
+  const latestByHash = new Map<number, number>();
+  const earlierOfHash = new Int32Array(samples.length + histograms.length);
+  const unique = (at: number, text: string): string => {
+    const hash = hashText(text);
+    const latest = latestByHash.get(hash) ?? -1;
+    for (let earlier = latest; earlier >= 0; earlier = earlierOfHash[earlier] as number) {
+      const series = earlier < samples.length ? samples[earlier] : histograms[earlier - samples.length];
+      if (seriesText(series as Sample | HistogramSample) === text) throw new Error(`duplicate series ${text}`);
+    }
+    earlierOfHash[at] = latest;
+    latestByHash.set(hash, at);
+    return text;
+  };
   const writer = new ResultWriter();
   samples.forEach((sample, at) => {
     checkedFamily(sample.name, sample.labels, false, target);
     if (!Number.isFinite(sample.value)) throw new Error(`${sample.name} has the non-finite value ${sample.value}`);
-    const series = seriesText(sample);
-    index.add(at, series);
-    writer.line(sample.name, `${series} ${formatValue(sample.value)}\n`);
+    writer.line(sample.name, `${unique(at, seriesText(sample))} ${formatValue(sample.value)}\n`);
   });
   histograms.forEach((histogram, at) => {
     const { name, bounds, bucketCounts } = histogram;
     const family = checkedFamily(name, histogram.labels, true, target);
-    if (bounds.length !== bucketCounts.length) throw new Error(`${name} has ${bounds.length} bounds but ${bucketCounts.length} bucket counts`);
-    index.add(samples.length + at, seriesText(histogram));
+    if (bounds.length !== bucketCounts.length) throw new Error(`${name} has ${bounds.length} bounds, ${bucketCounts.length} bucket counts`);
+    unique(samples.length + at, seriesText(histogram));
     writer.line(name, formatHistogram(histogram, family.labels));
   });
   return writer.finish();

@@ -1,13 +1,5 @@
 /** Byte sizes in configuration: a number of bytes, or a string such as "64MiB" (powers of 1024) or "100MB" (powers of 1000). */
-const UNIT_BYTES: Record<string, number> = {
-  B: 1,
-  KB: 1e3,
-  MB: 1e6,
-  GB: 1e9,
-  KiB: 1024,
-  MiB: 1024 ** 2,
-  GiB: 1024 ** 3,
-};
+const UNIT_BYTES: Record<string, number> = { B: 1, KB: 1e3, MB: 1e6, GB: 1e9, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
 const SIZE_RE = /^(\d+(?:\.\d+)?)\s*(B|KB|MB|GB|KiB|MiB|GiB)?$/;
 
 export function parseBytes(value: string | number): number | undefined {

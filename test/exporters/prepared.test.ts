@@ -113,7 +113,7 @@ describe('prepareResult', () => {
     const labels = { target: 't', class_type: 'JOB', category: 'PROTECT' };
     const histogram: HistogramSample = { name: 'dataprotect_activity_duration_seconds', labels, bounds: [1, 10], bucketCounts: [1, 2], count: 3, sum: 12 };
     await expect(prepared('t', [], [histogram])).resolves.toBeDefined();
-    await expect(prepared('t', [], [{ ...histogram, bucketCounts: [1] }])).rejects.toThrow(/2 bounds but 1 bucket counts/);
+    await expect(prepared('t', [], [{ ...histogram, bucketCounts: [1] }])).rejects.toThrow(/2 bounds, 1 bucket counts/);
     await expect(prepared('t', [{ name: histogram.name, labels, value: 1 }], [])).rejects.toThrow(/is a histogram, returned as a sample/);
     await expect(prepared('t', [], [{ ...histogram, name: 'dataprotect_asset_size_bytes', labels: asset('1', 'a').labels }])).rejects.toThrow(
       /is a gauge, returned as a histogram/,

@@ -164,14 +164,7 @@ export class ManagementClient extends ApiClient {
   }
 
   private spec<S extends z.ZodType>(endpoint: string, schema: S, options: ListOptions, path = endpoint): ListSpec<S> {
-    return {
-      endpoint,
-      path,
-      schema,
-      pageSize: this.target.pageSize,
-      maxItems: this.target.maxListingItems,
-      filter: options.filter,
-    };
+    return { endpoint, path, schema, pageSize: this.target.pageSize, maxItems: this.target.maxListingItems, filter: options.filter };
   }
 }
 

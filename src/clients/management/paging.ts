@@ -58,10 +58,7 @@ const randomEnvelope = z.object({
     .nullish(),
 });
 
-const serialEnvelope = z.object({
-  content: z.array(z.unknown()),
-  page: z.object({ queryState: z.string().min(1) }),
-});
+const serialEnvelope = z.object({ content: z.array(z.unknown()), page: z.object({ queryState: z.string().min(1) }) });
 
 /**
  * Random paging: page 1, then, once it tells how many pages there are, a window of `concurrency` pages ahead of the caller (a

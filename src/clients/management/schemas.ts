@@ -30,10 +30,7 @@ const nullableString = z.string().nullish();
 /** what an asset says of its policy, or an activity of its asset or policy */
 const reference = z.object({ id: nullableString, name: nullableString, type: nullableString });
 
-export const loginResponseSchema = z.object({
-  access_token: z.string().min(1),
-  expires_in: z.number().positive().nullish(),
-});
+export const loginResponseSchema = z.object({ access_token: z.string().min(1), expires_in: z.number().positive().nullish() });
 
 export const assetSchema = z.object({
   id: z.string().min(1),
@@ -70,11 +67,7 @@ export const copySchema = z.object({
 });
 export type Copy = z.output<typeof copySchema>;
 
-export const latestCopySchema = z.object({
-  assetId: z.string().min(1),
-  createTime: timestamp,
-  state: nullableString,
-});
+export const latestCopySchema = z.object({ assetId: z.string().min(1), createTime: timestamp, state: nullableString });
 export type LatestCopy = z.output<typeof latestCopySchema>;
 
 export const copyMetricsSchema = z.object({
@@ -164,11 +157,7 @@ export const inventorySourceSchema = z.object({
 export type InventorySource = z.output<typeof inventorySourceSchema>;
 
 /** drType and status are optional in the model: a session without one counts under "unknown". */
-export const cloudDrSessionSchema = z.object({
-  id: z.string().min(1),
-  drType: nullableString,
-  status: nullableString,
-});
+export const cloudDrSessionSchema = z.object({ id: z.string().min(1), drType: nullableString, status: nullableString });
 export type CloudDrSession = z.output<typeof cloudDrSessionSchema>;
 
 /** Only id is required by the model: an alert without severity counts under "unknown". */

@@ -4,14 +4,7 @@ import { ApiError } from '../errors';
 import { queryString } from '../query-string';
 import { validateItems } from '../response';
 import { SpellingResolver, type ApiSpelling } from '../spelling';
-import {
-  groupSchema,
-  protectedVmSchema,
-  repClusterSchema,
-  type ConsistencyGroup,
-  type ProtectedVm,
-  type RepCluster,
-} from './schemas';
+import { groupSchema, protectedVmSchema, repClusterSchema, type ConsistencyGroup, type ProtectedVm, type RepCluster } from './schemas';
 
 export * from './schemas';
 

@@ -19,20 +19,10 @@ export const logicalCapacitySchema = z.object({ total: bytes.optional(), used: b
 /** paging_info of paged lists; page numbers are 0-based. */
 export const pagingInfoSchema = z.object({ current_page: optionalNumber, total_entries: z.number().int().nonnegative() });
 
-export const systemDetailsSchema = z.object({
-  name: z.string(),
-  version: optionalString,
-  model: optionalString,
-  uuid: optionalString,
-});
+export const systemDetailsSchema = z.object({ name: z.string(), version: optionalString, model: optionalString, uuid: optionalString });
 
 /** An item of GET /rest/v1.0/store-systems on a management center. */
-export const managedSystemSchema = z.object({
-  id: idString,
-  name: z.string(),
-  model: optionalString,
-  version: optionalString,
-});
+export const managedSystemSchema = z.object({ id: idString, name: z.string(), model: optionalString, version: optionalString });
 
 /** A `tier_capacity_usage[]` item or a `tier=` sample's top level; physical_capacity is optional (no physical series then). */
 export const tierCapacitySchema = z.object({
@@ -49,12 +39,7 @@ export const capacitySampleSchema = tierCapacitySchema.omit({ tier: true }).exte
 });
 
 /** An item of alert_list; severity and status are optional in the model. */
-export const storageAlertSchema = z.object({
-  id: idString,
-  severity: optionalString,
-  class: optionalString,
-  status: optionalString,
-});
+export const storageAlertSchema = z.object({ id: idString, severity: optionalString, class: optionalString, status: optionalString });
 
 /** An item of contexts (mtree replication contexts). */
 export const replicationContextSchema = z.object({

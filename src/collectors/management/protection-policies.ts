@@ -47,12 +47,7 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
       for (const asset of assetList.assets.values()) if (asset.policyName !== '') perPolicy.add([asset.policyName]);
     }
     samples.push(...perPolicy.samples('dataprotect_policy_assets', { target }, ['policy']));
-    return {
-      samples,
-      state: { warned },
-      publish: [[POLICIES, { readAt: ctx.now().getTime(), byId }]],
-      items: byId.size,
-    };
+    return { samples, state: { warned }, publish: [[POLICIES, { readAt: ctx.now().getTime(), byId }]], items: byId.size };
   },
 });
 
