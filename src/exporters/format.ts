@@ -33,8 +33,8 @@ export function formatLabels(labels: LabelValues, keys: readonly string[] = Obje
   return out ? `${out}}` : '';
 }
 
-export function formatSample(name: string, labels: LabelValues, value: number, keys?: readonly string[]): string {
-  return `${name}${formatLabels(labels, keys)} ${formatValue(value)}\n`;
+export function formatSample(name: string, labels: LabelValues, value: number): string {
+  return `${name}${formatLabels(labels)} ${formatValue(value)}\n`;
 }
 
 export function formatHistogram(sample: HistogramSample, keys?: readonly string[]): string {

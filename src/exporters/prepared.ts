@@ -11,6 +11,7 @@ import type { HistogramSample, Labels, Sample } from '../collectors/types';
 import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { ReadyResult } from '../snapshot/store';
 import { formatHistogram, formatLabels, formatValue } from './format';
+import { fnv1aUtf16 } from '../util/fnv1a';
 
 /**
  * Text as one gzip member, at level 1: 2 MB instead of 20 MB a scrape, at the least CPU. Concatenated members are one valid gzip stream
@@ -97,26 +98,23 @@ function checkedFamily(name: string, labels: Labels, histogram: boolean, target:
   return family;
 }
 
-/** FNV-1a over the UTF-16 units, cut to 30 bits: a small integer the map holds without a heap number. */
-export function hashText(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
-}
-
 /**
  * A result checked against the catalog and prepared to be served, its labels in catalog order. A series the catalog does not allow, a
  * duplicate series (the same name and label values twice) or a non-finite value throws. `target`: the target every series belongs to.
  */
-export function prepareResult(result: { samples: readonly Sample[]; histograms?: readonly HistogramSample[] }, target?: string) {
+export function prepareResult(
+  result: { samples: readonly Sample[]; histograms?: readonly HistogramSample[] },
+  target?: string,
+): ReadyResult {
   const { samples, histograms = [] } = result;
-  const seriesText = ({ name, labels }: Sample | HistogramSample): string => name + formatLabels(labels, metricFamily(name).labels);
+  const seriesText = ({ name, labels }: Sample | HistogramSample, family = metricFamily(name)): string =>
+    name + formatLabels(labels, family.labels);
   // A duplicate is found by a hash of each series' text, then compared with the earlier texts of that hash, formatted again. A set of
   // the texts would keep a string per series alive to the end: promoted to the old generation, they cost twice the formatting itself.
   const latestByHash = new Map<number, number>();
   const earlierOfHash = new Int32Array(samples.length + histograms.length);
   const unique = (at: number, text: string): string => {
-    const hash = hashText(text);
+    const hash = fnv1aUtf16(text);
     const latest = latestByHash.get(hash) ?? -1;
     for (let earlier = latest; earlier >= 0; earlier = earlierOfHash[earlier] as number) {
       const series = earlier < samples.length ? samples[earlier] : histograms[earlier - samples.length];
@@ -128,15 +126,15 @@ export function prepareResult(result: { samples: readonly Sample[]; histograms?:
   };
   const writer = new ResultWriter();
   samples.forEach((sample, at) => {
-    checkedFamily(sample.name, sample.labels, false, target);
+    const family = checkedFamily(sample.name, sample.labels, false, target);
     if (!Number.isFinite(sample.value)) throw new Error(`${sample.name} has the non-finite value ${sample.value}`);
-    writer.line(sample.name, `${unique(at, seriesText(sample))} ${formatValue(sample.value)}\n`);
+    writer.line(sample.name, `${unique(at, seriesText(sample, family))} ${formatValue(sample.value)}\n`);
   });
   histograms.forEach((histogram, at) => {
     const { name, bounds, bucketCounts } = histogram;
     const family = checkedFamily(name, histogram.labels, true, target);
     if (bounds.length !== bucketCounts.length) throw new Error(`${name} has ${bounds.length} bounds, ${bucketCounts.length} bucket counts`);
-    unique(samples.length + at, seriesText(histogram));
+    unique(samples.length + at, seriesText(histogram, family));
     writer.line(name, formatHistogram(histogram, family.labels));
   });
   return writer.finish();

@@ -2,7 +2,8 @@
 import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
 import type { HistogramSample, Sample } from '../../src/collectors/types';
-import { familyMember, hashText, prepareResult } from '../../src/exporters/prepared';
+import { familyMember, prepareResult } from '../../src/exporters/prepared';
+import { fnv1aUtf16 } from '../../src/util/fnv1a';
 
 const asset = (id: string, name: string): Sample => ({
   name: 'dataprotect_asset_size_bytes',
@@ -43,13 +44,13 @@ describe('prepareResult', () => {
     const idByHash = new Map<number, string>();
     let pair: [string, string] | undefined;
     for (const id of ids) {
-      const hash = hashText(textOf(id));
+      const hash = fnv1aUtf16(textOf(id));
       const earlier = idByHash.get(hash);
       if (earlier !== undefined && earlier !== id) pair ??= [earlier, id];
       idByHash.set(hash, id);
     }
     const [first, second] = pair ?? ['', ''];
-    expect(hashText(textOf(first))).toBe(hashText(textOf(second)));
+    expect(fnv1aUtf16(textOf(first))).toBe(fnv1aUtf16(textOf(second)));
     await expect(prepared('t', [asset(first, 'a'), asset(second, 'a')], [])).resolves.toBeDefined();
     await expect(prepared('t', [asset(first, 'a'), asset(second, 'a'), asset(first, 'a')], [])).rejects.toThrow(`duplicate series ${textOf(first)}`);
     await expect(prepared('t', [asset(first, 'a'), asset(second, 'a'), asset(second, 'a')], [])).rejects.toThrow(`duplicate series ${textOf(second)}`);
