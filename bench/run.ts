@@ -3,7 +3,7 @@
  * sizing figures and the budgets in one command.
  *
  *   npm run bench -- [--estates 1k,10k,25k,50k] [--rounds 3] [--ha-seconds 100]
- *     [--ha-interval 1] [--stress-seconds 10] [--no-overhead] [--no-cardinality]
+ *     [--ha-interval 1] [--stress-seconds 10] [--no-overhead] [--no-cardinality] [--no-floor]
  *     [--hostile] [--no-otlp | --otlp-only] [--exporter-node-options docker | --exporter-node-options "--max-old-space-size=320"]
  *
  * Estates are named by asset count, with the proportions stated in
@@ -27,7 +27,11 @@
  *      for a p99) for --ha-seconds, gzip, from start offsets spread over the
  *      interval: the budgeted p99. Meanwhile the serving thread's event-loop
  *      delay is sampled (budgeted too). The exporter's peak RSS so far is the
- *      budgeted one;
+ *      budgeted one. Unless --no-floor, the machine's floor beside it
+ *      (bench/support/floor-child.ts, reported, not budgeted): an idle
+ *      process's event-loop delay during the HA scrapes, then, rounds still
+ *      running, the same HA scrapes of a process that only sends as many
+ *      ready bytes as the gzip exposition;
  *   4. stress: 20 clients scraping back to back for --stress-seconds (or
  *      --scrape-seconds) during rounds: reported, not budgeted (no user
  *      scrapes so), with the peak RSS after it;
@@ -51,6 +55,7 @@
 import type { EstateSize } from '../simulator/types';
 import { startChild, type Child } from './support/ipc';
 import type { ListingSizes, SimChildOptions, SimHello, StatsReport } from './support/sim-child';
+import type { FloorChildOptions, FloorHello } from './support/floor-child';
 import type { BaselineReport } from './support/bare-fetch';
 import type { ExporterChildOptions, ExporterHello, MemoryReport, RoundReport } from './support/exporter-child';
 import type { LoopDelayReport } from './support/loop-lateness';
@@ -63,6 +68,7 @@ import { report, type EstateFigures, type EstateResult, type RoundFigures } from
 import { compileExporterChild, COMPILED_EXPORTER_CHILD } from './support/compiled';
 
 const SIM_CHILD = 'bench/support/sim-child.ts';
+const FLOOR_CHILD = 'bench/support/floor-child.ts';
 
 const PAGE_SIZE = 1000;
 const WINDOW_MS = 24 * 3_600_000;
@@ -87,6 +93,8 @@ interface Options {
   stressSeconds: number;
   overhead: boolean;
   cardinality: boolean;
+  /** the machine's floor beside the HA scrapes */
+  floor: boolean;
   hostile: boolean;
   /** step 7, the OTLP forwarding's cost */
   otlp: boolean;
@@ -104,6 +112,7 @@ const USAGE = `usage: npm run bench -- [options]   (what each phase measures: do
   --ha-seconds N, --ha-interval N   HA scrape phase length and interval, in seconds (default 100, 1)
   --stress-seconds N                back-to-back scrape phase, in seconds (default 10)
   --no-overhead, --no-cardinality   skip the overhead or the perAssetSeries phase
+  --no-floor                        skip the machine's floor beside the HA scrapes
   --hostile                         add the hostile look-alike phase
   --no-otlp | --otlp-only           skip the OTLP events phase, or run it alone
   --exporter-node-options docker|"FLAGS"   NODE_OPTIONS of the exporter (docker: the Dockerfile's)
@@ -114,7 +123,7 @@ const USAGE = `usage: npm run bench -- [options]   (what each phase measures: do
 class UsageError extends Error {}
 
 function parseOptions(argv: string[]): Options {
-  const options: Options = { estates: ['1k', '10k'], rounds: 3, haSeconds: 100, haIntervalSeconds: 1, stressSeconds: 10, overhead: true, cardinality: true, hostile: false, otlp: true, otlpOnly: false, exporterNodeOptions: [] };
+  const options: Options = { estates: ['1k', '10k'], rounds: 3, haSeconds: 100, haIntervalSeconds: 1, stressSeconds: 10, overhead: true, cardinality: true, floor: true, hostile: false, otlp: true, otlpOnly: false, exporterNodeOptions: [] };
   const count = (flag: string, value: string | undefined, min: number): number => {
     const n = Number(value);
     if (!Number.isInteger(n) || n < min) throw new Error(`${flag} needs a whole number >= ${min}, got ${value}`);
@@ -129,6 +138,7 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--stress-seconds' || flag === '--scrape-seconds') options.stressSeconds = count(flag, argv[++i], 0);
     else if (flag === '--no-overhead') options.overhead = false;
     else if (flag === '--no-cardinality') options.cardinality = false;
+    else if (flag === '--no-floor') options.floor = false;
     else if (flag === '--hostile') options.hostile = true;
     else if (flag === '--no-otlp') options.otlp = false;
     else if (flag === '--otlp-only') options.otlpOnly = true;
@@ -300,7 +310,41 @@ async function overheadPhase(sim: Child<SimHello>, options: Options): Promise<{ 
   return { baseline, coldSecondsC: coldC.seconds };
 }
 
-type ExporterBFigures = Pick<EstateFigures, 'cold' | 'warm' | 'heapAfterGcBytes' | 'roundsRun' | 'ha' | 'peakRssBytes' | 'stress'> & { exposition: Exposition };
+type ExporterBFigures = Pick<EstateFigures, 'cold' | 'warm' | 'heapAfterGcBytes' | 'roundsRun' | 'ha' | 'peakRssBytes' | 'floor' | 'stress'> & { exposition: Exposition };
+
+/**
+ * Step 3: the HA scrapes during rounds and the exporter's peak RSS after them,
+ * then the machine's floor: the figures a process that does no work gets on
+ * this machine under the same rounds.
+ */
+async function haPhases(
+  sim: Child<SimHello>,
+  b: Child<ExporterHello>,
+  url: string,
+  gzipBytes: number,
+  options: Options,
+): Promise<Pick<EstateFigures, 'ha' | 'peakRssBytes' | 'floor'>> {
+  if (options.haSeconds === 0) return { peakRssBytes: (await b.call<MemoryReport>('memory')).maxRss };
+  const floorChild = options.floor ? await startChild<FloorHello>(FLOOR_CHILD, { bytes: gzipBytes } satisfies FloorChildOptions) : undefined;
+  try {
+    const haScrapes = (target: string) => () => intervalScrapes(target, HA_SCRAPERS, options.haIntervalSeconds * 1000, options.haSeconds * 1000);
+    await Promise.all([b.call('loopDelayStart'), floorChild?.call('loopDelayStart')]);
+    const phase = await duringRounds(sim, b, haScrapes(url));
+    const [loopDelay, idleLoopDelay] = await Promise.all([b.call<LoopDelayReport>('loopDelayStop'), floorChild?.call<LoopDelayReport>('loopDelayStop')]);
+    const ha = { ...phase.result, intervalSeconds: options.haIntervalSeconds, rounds: phase.rounds, loopDelay };
+    console.log(`HA pair, every ${options.haIntervalSeconds} s (offsets ${phase.result.offsetsMs.join(', ')} ms), during ${phase.rounds} rounds: ${scrapeLine(phase.result)}`);
+    console.log(`  event loop delay meanwhile: p99 ${loopDelay.p99Ms.toFixed(1)} ms, max ${loopDelay.maxMs.toFixed(1)} ms`);
+    const peakRssBytes = (await b.call<MemoryReport>('memory')).maxRss;
+    if (!floorChild || !idleLoopDelay) return { ha, peakRssBytes };
+
+    console.log(`  floor: an idle process's event loop delay meanwhile: p99 ${idleLoopDelay.p99Ms.toFixed(1)} ms, max ${idleLoopDelay.maxMs.toFixed(1)} ms`);
+    const floorPhase = await duringRounds(sim, b, haScrapes(floorChild.hello.url));
+    console.log(`floor: the same HA scrapes of ready bytes from an idle process, during ${floorPhase.rounds} rounds: ${scrapeLine(floorPhase.result)}`);
+    return { ha, peakRssBytes, floor: { idleLoopDelay, scrapes: { ...floorPhase.result, rounds: floorPhase.rounds } } };
+  } finally {
+    await floorChild?.stop();
+  }
+}
 
 /** Steps 2-4: exporter B's rounds, scrape phases and memory. */
 async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<ExporterBFigures> {
@@ -316,16 +360,7 @@ async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<
     console.log(`serving thread heap in use after a round and a forced GC: ${mb(heapAfterGcBytes)}; rounds run: ${options.rounds}`);
 
     const url = `${b.hello.address}/metrics`;
-    let ha: EstateFigures['ha'];
-    if (options.haSeconds > 0) {
-      await b.call('loopDelayStart');
-      const phase = await duringRounds(sim, b, () => intervalScrapes(url, HA_SCRAPERS, options.haIntervalSeconds * 1000, options.haSeconds * 1000));
-      const loopDelay = await b.call<LoopDelayReport>('loopDelayStop');
-      ha = { ...phase.result, intervalSeconds: options.haIntervalSeconds, rounds: phase.rounds, loopDelay };
-      console.log(`HA pair, every ${options.haIntervalSeconds} s (offsets ${phase.result.offsetsMs.join(', ')} ms), during ${phase.rounds} rounds: ${scrapeLine(phase.result)}`);
-      console.log(`  event loop delay meanwhile: p99 ${loopDelay.p99Ms.toFixed(1)} ms, max ${loopDelay.maxMs.toFixed(1)} ms`);
-    }
-    const peakRssBytes = (await b.call<MemoryReport>('memory')).maxRss;
+    const { ha, peakRssBytes, floor } = await haPhases(sim, b, url, all.gzipBytes, options);
 
     let stress: EstateFigures['stress'];
     if (options.stressSeconds > 0) {
@@ -334,8 +369,8 @@ async function exporterBPhases(sim: Child<SimHello>, options: Options): Promise<
       stress = { ...phase.result, rounds: phase.rounds, peakRssBytes: (await b.call<MemoryReport>('memory')).maxRss };
       console.log(`stress, ${STRESS_SCRAPERS} clients back to back, during ${phase.rounds} rounds: ${scrapeLine(phase.result)}`);
     }
-    const roundsRun = options.rounds + (ha?.rounds ?? 0) + (stress?.rounds ?? 0);
-    return { cold, warm, heapAfterGcBytes, exposition: all, roundsRun, ha, peakRssBytes, stress };
+    const roundsRun = options.rounds + (ha?.rounds ?? 0) + (floor?.scrapes.rounds ?? 0) + (stress?.rounds ?? 0);
+    return { cold, warm, heapAfterGcBytes, exposition: all, roundsRun, ha, peakRssBytes, floor, stress };
   });
 }
 

@@ -14,7 +14,7 @@
  * fetches the pages of the captured round again with a bare undici client
  * (bench/support/bare-fetch.ts), for the overhead ratio.
  */
-import { LoopLateness, type LoopDelayReport } from './loop-lateness';
+import { loopLatenessCommands } from './loop-lateness';
 import { BroadcastChannel } from 'node:worker_threads';
 import pino from 'pino';
 import { parseConfig, type ExporterConfig } from '../../src/config/load';
@@ -147,7 +147,6 @@ async function main(): Promise<void> {
   const info = server.address() as { port: number };
 
   const store = runtime.store;
-  let loopDelay: LoopLateness | undefined;
 
   serve(
     {
@@ -195,17 +194,7 @@ async function main(): Promise<void> {
         const usage = process.memoryUsage();
         return { rss: usage.rss, maxRss: process.resourceUsage().maxRSS * 1024, heapUsed: usage.heapUsed, external: usage.external, arrayBuffers: usage.arrayBuffers };
       },
-      loopDelayStart: () => {
-        // Every 10 ms during the HA scrapes.
-        loopDelay = new LoopLateness(10);
-        loopDelay.start();
-      },
-      loopDelayStop: (): LoopDelayReport => {
-        if (!loopDelay) throw new Error('loopDelayStart first');
-        const report = loopDelay.stop();
-        loopDelay = undefined;
-        return report;
-      },
+      ...loopLatenessCommands(),
       /** the events still queued are sent as the collection thread stops (bounded in time) */
       flushEvents: async (): Promise<FlushReport> => {
         const { seconds, cpuSeconds } = await timed(() => runtime.stop());

@@ -34,3 +34,24 @@ export class LoopLateness {
     return Math.max(0, tickIntervalNs / 1e6 - this.resolutionMs);
   }
 }
+
+/**
+ * The IPC commands of a child whose event loop the benchmark watches:
+ * loopDelayStart, then loopDelayStop for what happened in between, sampled
+ * every 10 ms.
+ */
+export function loopLatenessCommands(): { loopDelayStart: () => void; loopDelayStop: () => LoopDelayReport } {
+  let watching: LoopLateness | undefined;
+  return {
+    loopDelayStart: () => {
+      watching = new LoopLateness(10);
+      watching.start();
+    },
+    loopDelayStop: () => {
+      if (!watching) throw new Error('loopDelayStart first');
+      const report = watching.stop();
+      watching = undefined;
+      return report;
+    },
+  };
+}

@@ -40,6 +40,8 @@ export interface EstateFigures {
   ha?: ScrapeFigures & { intervalSeconds: number; rounds: number; loopDelay: LoopDelayReport };
   /** peak RSS of exporter B through its rounds and the HA scrapes */
   peakRssBytes: number;
+  /** the machine's floor: an idle process's event-loop delay during the HA scrapes, and the same scrapes of ready bytes from it */
+  floor?: { idleLoopDelay: LoopDelayReport; scrapes: ScrapeFigures & { rounds: number } };
   stress?: ScrapeFigures & { rounds: number; peakRssBytes: number };
   exposition: Partial<Record<'all' | 'protected' | 'none', Exposition>>;
   hostile?: { peakRssBytes: number; roundSeconds: number[]; requestsPerRound: Record<HostileKind, number[]> };
@@ -82,6 +84,7 @@ const NOTES = [
   'peak RSS: the exporter process\'s maxRSS; the budgeted one is read before the stress scrapes.',
   'p99: nearest rank; with fewer than 100 scrapes it is the slowest one.',
   'hostile: requests each hostile server received in each round of exporter H.',
+  'floor: the same measures of a process that only sends ready bytes, under the same rounds: what this machine costs any process (not budgeted).',
 ];
 
 interface Budget {
@@ -160,6 +163,8 @@ function table(all: EstateFigures[]): string[] {
     ['/metrics MB gzip, all / protected / none', (f) => perSetting(f, (e) => (e.gzipBytes / MIB).toFixed(2))],
     ['HA pair scrapes: p50 / p99 ms (scrapes, rounds)', (f) => (f.ha ? `${ms(f.ha.p50Ms)} / ${ms(f.ha.p99Ms)} (${f.ha.scrapes}, ${f.ha.rounds})` : '-')],
     ['serving thread event-loop delay during HA scrapes: p99 / max ms', (f) => (f.ha ? `${ms(f.ha.loopDelay.p99Ms)} / ${ms(f.ha.loopDelay.maxMs)}` : '-')],
+    ['floor: an idle process\'s event-loop delay meanwhile: p99 / max ms', (f) => (f.floor ? `${ms(f.floor.idleLoopDelay.p99Ms)} / ${ms(f.floor.idleLoopDelay.maxMs)}` : '-')],
+    ['floor: HA pair scraping ready bytes, idle process: p50 / p99 ms', (f) => (f.floor ? `${ms(f.floor.scrapes.p50Ms)} / ${ms(f.floor.scrapes.p99Ms)} (${f.floor.scrapes.scrapes})` : '-')],
     ['stress, 20 back to back: p50 / p99 ms', (f) => (f.stress ? `${ms(f.stress.p50Ms)} / ${ms(f.stress.p99Ms)} (${f.stress.scrapes})` : '-')],
     ['peak RSS after the stress', (f) => mb(f.stress?.peakRssBytes)],
     ['hostile: peak RSS beside the estate', (f) => mb(f.hostile?.peakRssBytes)],

@@ -1,7 +1,8 @@
 /**
  * The benchmark's own parts whose mistakes would go unnoticed in its output:
  * the estates' proportions, the shipped node options it reads, the hostile
- * servers' behaviour over real HTTP, and which budgets apply to which estate.
+ * servers' and the floor's behaviour over real HTTP, and which budgets apply
+ * to which estate.
  */
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,9 @@ import { dockerfileEntrypointFlags, dockerfileNodeOptions, exporterNodeOptions }
 import { startHostileServer, type HostileServer } from '../../bench/support/hostile';
 import { quantile } from '../../bench/support/scrape';
 import { budgets, type EstateFigures } from '../../bench/support/report';
+import { startChild } from '../../bench/support/ipc';
+import type { FloorChildOptions, FloorHello } from '../../bench/support/floor-child';
+import type { LoopDelayReport } from '../../bench/support/loop-lateness';
 
 describe('bench estates', () => {
   it('keep the 10,000-asset proportions at every size, with S and L as 1k and 10k', () => {
@@ -104,6 +108,24 @@ describe('bench hostile servers', () => {
     controller.abort();
     await expect(answer).rejects.toThrow(/abort/i);
     expect(server.requests).toBe(1);
+  });
+});
+
+describe('bench floor', () => {
+  it('sends the given number of ready bytes as a gzip exposition and reports its own loop delay', async () => {
+    const floor = await startChild<FloorHello>('bench/support/floor-child.ts', { bytes: 100_000 } satisfies FloorChildOptions);
+    try {
+      await expect(floor.call('loopDelayStop')).rejects.toThrow(/loopDelayStart first/);
+      await floor.call('loopDelayStart');
+      const response = await request(floor.hello.url, { headers: { 'accept-encoding': 'gzip' } });
+      expect(response.headers['content-encoding']).toBe('gzip');
+      expect((await response.body.arrayBuffer()).byteLength).toBe(100_000);
+      const delay = await floor.call<LoopDelayReport>('loopDelayStop');
+      expect(delay.maxMs).toBeGreaterThanOrEqual(delay.p99Ms);
+      expect(delay.p99Ms).toBeGreaterThanOrEqual(0);
+    } finally {
+      await floor.stop();
+    }
   });
 });
 
