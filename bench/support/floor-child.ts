@@ -26,7 +26,7 @@ export interface FloorHello {
 
 async function main(): Promise<void> {
   const { bytes } = childArgument<FloorChildOptions>();
-  // Random bytes do not compress: nothing is computed per request, only sent.
+  // Sent as they are: nothing is computed per request.
   const body = randomBytes(bytes);
   const server = createServer((_request, response) => {
     response.writeHead(200, { 'content-type': 'text/plain; version=0.0.4', 'content-encoding': 'gzip', 'content-length': body.length });
