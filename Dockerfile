@@ -20,12 +20,10 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 FROM node:22-bookworm-slim
 ENV NODE_ENV=production
-# No --max-old-space-size: collection runs in a thread whose heap ceiling is the
-# configuration's collection.heapLimit (640MiB by default, sized for 50,000
-# assets: docs/sizing.md), and the flag would override it. Young generation: 16 MB
-# semi-spaces, so that the short-lived JSON of a cold round is not scavenged and
-# promoted over and over (docs/performance.md).
-ENV NODE_OPTIONS="--max-semi-space-size=16"
+# No NODE_OPTIONS: the exporter sets the collection thread's heap itself (its ceiling is the
+# configuration's collection.heapLimit, its young generation fixed in src/collection/host.ts), and
+# V8 sizes the serving thread's heap from the container's memory. --max-old-space-size or
+# --max-semi-space-size would override them (docs/sizing.md).
 WORKDIR /app
 COPY --from=production-deps /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
