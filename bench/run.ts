@@ -5,10 +5,13 @@
  *   npm run bench -- [--estates 1k,10k,25k,50k] [--rounds 3] [--ha-seconds 100]
  *     [--ha-interval 1] [--stress-seconds 10] [--no-overhead] [--no-cardinality] [--no-floor]
  *     [--hostile] [--no-otlp | --otlp-only] [--exporter-node-options docker | --exporter-node-options "--max-old-space-size=320"]
+ *     [--heap-limit sizing|SIZE] [--memory-limit sizing|SIZE]
  *
  * Estates are named by asset count, with the proportions stated in
  * bench/support/estates.ts (S and L name 1k and 10k). `--exporter-node-options
- * docker` runs the exporter with the NODE_OPTIONS of the shipped Dockerfile.
+ * docker` runs the exporter with the node flags of the shipped Dockerfile;
+ * `--memory-limit` runs each exporter child in a memory cgroup of that limit, as
+ * a container runs it (bench/support/memory-cgroup.ts).
  *
  * Per estate, the simulator and each exporter run in a child process of their
  * own (the simulator's memory is not counted as the exporter's):
@@ -59,7 +62,9 @@ import type { FloorChildOptions, FloorHello } from './support/floor-child';
 import type { BaselineReport } from './support/bare-fetch';
 import type { ExporterChildOptions, ExporterHello, MemoryReport, RoundReport } from './support/exporter-child';
 import type { LoopDelayReport } from './support/loop-lateness';
-import { describeRatios, estateName, ESTATES, SIZING_HEAP_LIMITS } from './support/estates';
+import { describeRatios, estateName, ESTATES, SIZING_HEAP_LIMITS, SIZING_MEMORY_LIMITS } from './support/estates';
+import { createMemoryCgroup, type MemoryCgroup } from './support/memory-cgroup';
+import { parseBytes } from '../src/util/bytes';
 import { exporterNodeOptions } from './support/node-options';
 import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFigures } from './support/scrape';
 import { HOSTILE_KINDS, startHostileServer, type HostileKind, type HostileServer } from './support/hostile';
@@ -104,6 +109,8 @@ interface Options {
   exporterNodeOptions: string[];
   /** collection.heapLimit of the exporters: a size, `sizing` (the sizing guide's per estate), or the default */
   heapLimit?: string;
+  /** the memory cgroup limit each exporter child runs under: a size, `sizing` (the sizing guide's per estate), or none */
+  memoryLimit?: string;
 }
 
 const USAGE = `usage: npm run bench -- [options]   (what each phase measures: docs/performance.md)
@@ -115,8 +122,10 @@ const USAGE = `usage: npm run bench -- [options]   (what each phase measures: do
   --no-floor                        skip the machine's floor beside the HA scrapes
   --hostile                         add the hostile look-alike phase
   --no-otlp | --otlp-only           skip the OTLP events phase, or run it alone
-  --exporter-node-options docker|"FLAGS"   NODE_OPTIONS of the exporter (docker: the Dockerfile's)
+  --exporter-node-options docker|"FLAGS"   node flags of the exporter (docker: the Dockerfile's)
   --heap-limit sizing|SIZE          collection.heapLimit (sizing: docs/sizing.md's per estate)
+  --memory-limit sizing|SIZE        run each exporter in a memory cgroup of this limit, as a container
+                                    (sizing: docs/sizing.md's per estate; needs root)
   --help                            this text`;
 
 /** A wrong command line: its message and the usage, no stack trace. */
@@ -144,10 +153,16 @@ function parseOptions(argv: string[]): Options {
     else if (flag === '--otlp-only') options.otlpOnly = true;
     else if (flag === '--exporter-node-options') options.exporterNodeOptions = exporterNodeOptions(String(argv[++i]));
     else if (flag === '--heap-limit') options.heapLimit = String(argv[++i]);
+    else if (flag === '--memory-limit') options.memoryLimit = sizingOrSize(flag, argv[++i]);
     else throw new Error(`unknown option ${flag}`);
   }
   if (options.otlpOnly && !options.otlp) throw new Error('--otlp-only and --no-otlp exclude each other');
   return options;
+}
+
+function sizingOrSize(flag: string, value: string | undefined): string {
+  if (value === 'sizing' || (value !== undefined && parseBytes(value))) return value;
+  throw new Error(`${flag} needs sizing or a size such as 512MiB, got ${value}`);
 }
 
 /** Pages needed to read every listing the exporter reads exactly once, at its page size. */
@@ -204,12 +219,32 @@ async function startExporter(
 ): Promise<Child<ExporterHello>> {
   const simNow = Date.parse(await sim.call<string>('now'));
   const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, options, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
-  return startChild<ExporterHello>(COMPILED_EXPORTER_CHILD, childOptions, { nodeArgs: ['--expose-gc', ...options.exporterNodeOptions] });
+  const nodeArgs = ['--expose-gc', ...options.exporterNodeOptions];
+  if (!options.memoryLimit) return startChild<ExporterHello>(COMPILED_EXPORTER_CHILD, childOptions, { nodeArgs });
+  const cgroup = createMemoryCgroup(`dataprotect-bench-${process.pid}-${++cgroupsMade}`, parseBytes(options.memoryLimit) as number);
+  try {
+    const exporter = await startChild<ExporterHello>(COMPILED_EXPORTER_CHILD, childOptions, { nodeArgs, cgroupDir: cgroup.dir });
+    cgroups.set(exporter, cgroup);
+    return exporter;
+  } catch (error) {
+    cgroup.remove();
+    throw error;
+  }
 }
+
+/** Each exporter child's memory cgroup (--memory-limit), removed when it stops. */
+const cgroups = new Map<Child<ExporterHello>, MemoryCgroup>();
+let cgroupsMade = 0;
 
 async function stopExporter(exporter: Child<ExporterHello>): Promise<void> {
   await exporter.call('stop').catch(() => undefined);
   await exporter.stop();
+  const cgroup = cgroups.get(exporter);
+  if (!cgroup) return;
+  cgroups.delete(exporter);
+  const peak = cgroup.peakBytes();
+  console.log(`exporter's memory cgroup: peak ${peak === undefined ? '-' : mb(peak)} of ${mb(cgroup.limitBytes)}`);
+  cgroup.remove();
 }
 
 /** Runs `work` with an exporter, stopped afterwards whatever happens. */
@@ -416,8 +451,14 @@ async function hostilePhase(sim: Child<SimHello>, options: Options): Promise<Non
 
 async function benchEstate(name: string, given: Options): Promise<EstateFigures> {
   const size = ESTATES[name] as Partial<EstateSize>;
-  const options = given.heapLimit === 'sizing' ? { ...given, heapLimit: SIZING_HEAP_LIMITS[name] } : given;
-  const settings = `exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}; heapLimit ${options.heapLimit ?? 'default'}`;
+  const options = {
+    ...given,
+    heapLimit: given.heapLimit === 'sizing' ? SIZING_HEAP_LIMITS[name] : given.heapLimit,
+    memoryLimit: given.memoryLimit === 'sizing' ? SIZING_MEMORY_LIMITS[name] : given.memoryLimit,
+  };
+  const settings =
+    `exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}; heapLimit ${options.heapLimit ?? 'default'}; ` +
+    `memory cgroup ${options.memoryLimit ?? 'none'}`;
   console.log(`\n=== estate ${name}: ${JSON.stringify(size)}; ${settings}`);
   const sim = await startChild<SimHello>(SIM_CHILD, { seed: 1, size } satisfies SimChildOptions);
   const simHeapBytes = (await sim.call<NodeJS.MemoryUsage>('memory')).heapUsed;

@@ -42,6 +42,9 @@ export const ESTATES: Record<string, Partial<EstateSize>> = {
 /** collection.heapLimit per estate, as docs/sizing.md gives it (`--heap-limit sizing`). */
 export const SIZING_HEAP_LIMITS: Record<string, string> = { '1k': '128MiB', '10k': '256MiB', '25k': '640MiB', '50k': '448MiB' };
 
+/** The container's memory limit per estate, as docs/sizing.md gives it (`--memory-limit sizing`). */
+export const SIZING_MEMORY_LIMITS: Record<string, string> = { '1k': '384MiB', '10k': '512MiB', '25k': '768MiB', '50k': '1GiB' };
+
 /** Older names, still used in docs: S and L. */
 const ALIASES: Record<string, string> = { S: '1k', L: '10k' };
 

@@ -6,6 +6,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
+import { inCgroup } from './memory-cgroup';
 
 interface Request {
   id: number;
@@ -44,10 +45,18 @@ export interface Child<H> {
   stop(): Promise<void>;
 }
 
+export interface ChildOptions {
+  nodeArgs?: string[];
+  readyTimeoutMs?: number;
+  /** a memory cgroup (memory-cgroup.ts) the child starts in */
+  cgroupDir?: string;
+}
+
 /** Forks a module, a TypeScript one through tsx, and waits for its hello. */
-export async function startChild<H>(modulePath: string, argument: unknown, options: { nodeArgs?: string[]; readyTimeoutMs?: number } = {}): Promise<Child<H>> {
+export async function startChild<H>(modulePath: string, argument: unknown, options: ChildOptions = {}): Promise<Child<H>> {
+  const nodeArgs = [...(modulePath.endsWith('.ts') ? ['--require', 'tsx/cjs'] : []), ...(options.nodeArgs ?? [])];
   const child = fork(path.resolve(modulePath), [JSON.stringify(argument)], {
-    execArgv: [...(modulePath.endsWith('.ts') ? ['--require', 'tsx/cjs'] : []), ...(options.nodeArgs ?? [])],
+    ...(options.cgroupDir ? inCgroup(options.cgroupDir, nodeArgs) : { execArgv: nodeArgs }),
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const pending = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();

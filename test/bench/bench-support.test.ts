@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { estateName, estateOf, ESTATES, SIZING_HEAP_LIMITS } from '../../bench/support/estates';
+import { estateName, estateOf, ESTATES, SIZING_HEAP_LIMITS, SIZING_MEMORY_LIMITS } from '../../bench/support/estates';
 import { dockerfileEntrypointFlags, dockerfileNodeOptions, exporterNodeOptions } from '../../bench/support/node-options';
 import { startHostileServer, type HostileServer } from '../../bench/support/hostile';
 import { quantile } from '../../bench/support/scrape';
@@ -30,6 +30,15 @@ describe('bench estates', () => {
     const guide = readFileSync(path.join(__dirname, '../../docs/sizing.md'), 'utf8');
     const rows = [...guide.matchAll(/^\| ([\d,]+) assets \| (\d+MiB)/gm)].map((m) => [`${Number((m[1] as string).replace(/,/g, '')) / 1000}k`, m[2]]);
     expect(Object.fromEntries(rows)).toEqual(SIZING_HEAP_LIMITS);
+  });
+
+  it('measure under the memory limits the sizing guide gives (--memory-limit sizing)', () => {
+    const guide = readFileSync(path.join(__dirname, '../../docs/sizing.md'), 'utf8');
+    const rows = [...guide.matchAll(/^\| ([\d,]+) assets \| [^|]+ \| (\d+)(Mi|Gi) \|/gm)].map((m) => [
+      `${Number((m[1] as string).replace(/,/g, '')) / 1000}k`,
+      `${m[2]}${m[3]}B`,
+    ]);
+    expect(Object.fromEntries(rows)).toEqual(SIZING_MEMORY_LIMITS);
   });
 });
 
