@@ -62,8 +62,8 @@ import type { FloorChildOptions, FloorHello } from './support/floor-child';
 import type { BaselineReport } from './support/bare-fetch';
 import type { ExporterChildOptions, ExporterHello, MemoryReport, RoundReport } from './support/exporter-child';
 import type { LoopDelayReport } from './support/loop-lateness';
-import { describeRatios, estateName, ESTATES, SIZING_HEAP_LIMITS, SIZING_MEMORY_LIMITS } from './support/estates';
-import { createMemoryCgroup, type MemoryCgroup } from './support/memory-cgroup';
+import { describeRatios, estateName, ESTATES, sizedFor } from './support/estates';
+import { createMemoryCgroup, removeLeftoverCgroups, type MemoryCgroup } from './support/memory-cgroup';
 import { parseBytes } from '../src/util/bytes';
 import { exporterNodeOptions } from './support/node-options';
 import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFigures } from './support/scrape';
@@ -160,9 +160,10 @@ function parseOptions(argv: string[]): Options {
   return options;
 }
 
+/** A container's memory limit: `sizing`, or a size of at least 64 MiB (a unitless number is bytes, and no exporter starts in so few). */
 function sizingOrSize(flag: string, value: string | undefined): string {
-  if (value === 'sizing' || (value !== undefined && parseBytes(value))) return value;
-  throw new Error(`${flag} needs sizing or a size such as 512MiB, got ${value}`);
+  if (value === 'sizing' || (value !== undefined && (parseBytes(value) ?? 0) >= 64 * 1024 ** 2)) return value;
+  throw new Error(`${flag} needs sizing or a size of at least 64MiB, such as 512MiB; got ${value}`);
 }
 
 /** Pages needed to read every listing the exporter reads exactly once, at its page size. */
@@ -221,19 +222,21 @@ async function startExporter(
   const childOptions: ExporterChildOptions = { config: exporterConfig(sim.hello, options, perAssetSeries, hostile, events), clockOffsetMs: simNow - Date.now() };
   const nodeArgs = ['--expose-gc', ...options.exporterNodeOptions];
   if (!options.memoryLimit) return startChild<ExporterHello>(COMPILED_EXPORTER_CHILD, childOptions, { nodeArgs });
-  const cgroup = createMemoryCgroup(`dataprotect-bench-${process.pid}-${++cgroupsMade}`, parseBytes(options.memoryLimit) as number);
+  if (cgroupsMade === 0) removeLeftoverCgroups(CGROUP_PREFIX);
+  const cgroup = createMemoryCgroup(`${CGROUP_PREFIX}${process.pid}-${++cgroupsMade}`, parseBytes(options.memoryLimit) as number);
   try {
     const exporter = await startChild<ExporterHello>(COMPILED_EXPORTER_CHILD, childOptions, { nodeArgs, cgroupDir: cgroup.dir });
     cgroups.set(exporter, cgroup);
     return exporter;
   } catch (error) {
-    cgroup.remove();
+    cgroup.remove(); // the child has exited: startChild settles only then
     throw error;
   }
 }
 
-/** Each exporter child's memory cgroup (--memory-limit), removed when it stops. */
+/** Each exporter child's memory cgroup (--memory-limit), removed when it stops; one a run left behind goes at the next. */
 const cgroups = new Map<Child<ExporterHello>, MemoryCgroup>();
+const CGROUP_PREFIX = 'dataprotect-bench-';
 let cgroupsMade = 0;
 
 async function stopExporter(exporter: Child<ExporterHello>): Promise<void> {
@@ -451,11 +454,7 @@ async function hostilePhase(sim: Child<SimHello>, options: Options): Promise<Non
 
 async function benchEstate(name: string, given: Options): Promise<EstateFigures> {
   const size = ESTATES[name] as Partial<EstateSize>;
-  const options = {
-    ...given,
-    heapLimit: given.heapLimit === 'sizing' ? SIZING_HEAP_LIMITS[name] : given.heapLimit,
-    memoryLimit: given.memoryLimit === 'sizing' ? SIZING_MEMORY_LIMITS[name] : given.memoryLimit,
-  };
+  const options = sizedFor(name, given);
   const settings =
     `exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}; heapLimit ${options.heapLimit ?? 'default'}; ` +
     `memory cgroup ${options.memoryLimit ?? 'none'}`;
@@ -500,7 +499,8 @@ async function benchEstate(name: string, given: Options): Promise<EstateFigures>
 }
 
 /** --otlp-only: step 7 alone, on a fresh simulator of the estate. */
-async function benchOtlpOnly(name: string, options: Options): Promise<void> {
+async function benchOtlpOnly(name: string, given: Options): Promise<void> {
+  const options = sizedFor(name, given);
   const size = ESTATES[name] as Partial<EstateSize>;
   console.log(`\n=== estate ${name} (OTLP forwarding only): ${JSON.stringify(size)}; exporter node options: ${options.exporterNodeOptions.join(' ') || '(none)'}`);
   const sim = await startChild<SimHello>(SIM_CHILD, { seed: 1, size } satisfies SimChildOptions);

@@ -45,6 +45,12 @@ export const SIZING_HEAP_LIMITS: Record<string, string> = { '1k': '128MiB', '10k
 /** The container's memory limit per estate, as docs/sizing.md gives it (`--memory-limit sizing`). */
 export const SIZING_MEMORY_LIMITS: Record<string, string> = { '1k': '384MiB', '10k': '512MiB', '25k': '768MiB', '50k': '1GiB' };
 
+/** The bench's settings for one estate, with `sizing` replaced by the sizing guide's value for that estate. */
+export function sizedFor<T extends { heapLimit?: string | undefined; memoryLimit?: string | undefined }>(estate: string, options: T): T {
+  const sized = (value: string | undefined, guide: Record<string, string>) => (value === 'sizing' ? guide[estate] : value);
+  return { ...options, heapLimit: sized(options.heapLimit, SIZING_HEAP_LIMITS), memoryLimit: sized(options.memoryLimit, SIZING_MEMORY_LIMITS) };
+}
+
 /** Older names, still used in docs: S and L. */
 const ALIASES: Record<string, string> = { S: '1k', L: '10k' };
 

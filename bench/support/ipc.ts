@@ -65,10 +65,16 @@ export async function startChild<H>(modulePath: string, argument: unknown, optio
   const exitError = (code: number | null, signal: NodeJS.Signals | null) => new Error(`${path.basename(modulePath)} exited (code ${code}, signal ${signal})`);
 
   const hello = await new Promise<H>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${modulePath} did not start within ${options.readyTimeoutMs ?? 300_000} ms`)), options.readyTimeoutMs ?? 300_000);
+    const readyTimeoutMs = options.readyTimeoutMs ?? 300_000;
+    let late = false;
+    // A child that is late is ended, and the promise settles once it has exited: no process (and no cgroup) outlives the failure.
+    const timer = setTimeout(() => {
+      late = true;
+      child.kill('SIGKILL');
+    }, readyTimeoutMs);
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      reject(exitError(code, signal));
+      reject(late ? new Error(`${modulePath} did not start within ${readyTimeoutMs} ms`) : exitError(code, signal));
     });
     child.on('message', (message: Response) => {
       if (message.id === 0 && message.ok) {

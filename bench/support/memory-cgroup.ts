@@ -5,7 +5,7 @@
  * whole machine; and a child that outgrows the limit is killed, as the container would be.
  * Needs a writable memory controller: cgroup v1's `memory` hierarchy or cgroup v2's, as root has.
  */
-import { existsSync, mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 
 const ROOT = '/sys/fs/cgroup';
@@ -20,36 +20,56 @@ export interface MemoryCgroup {
   remove(): void;
 }
 
-/** Which files of a hierarchy set the limit and report the peak. */
-interface Layout {
+interface Hierarchy {
+  version: 1 | 2;
+  /** where the cgroups of the memory controller are made */
   base: string;
-  limitFile: string;
-  peakFile: string;
-  /** swap would let a child past the limit slowly instead of being killed */
-  noSwapFile?: string;
 }
 
-function layout(root: string): Layout {
-  if (existsSync(path.join(root, 'memory', 'memory.limit_in_bytes'))) {
-    return { base: path.join(root, 'memory'), limitFile: 'memory.limit_in_bytes', peakFile: 'memory.max_usage_in_bytes' };
-  }
-  const controllers = path.join(root, 'cgroup.controllers');
-  if (existsSync(controllers) && readFileSync(controllers, 'utf8').split(/\s+/).includes('memory')) {
-    return { base: root, limitFile: 'memory.max', peakFile: 'memory.peak', noSwapFile: 'memory.swap.max' };
-  }
+function hierarchy(root: string): Hierarchy {
+  if (existsSync(path.join(root, 'memory', 'memory.limit_in_bytes'))) return { version: 1, base: path.join(root, 'memory') };
+  if (readWords(path.join(root, 'cgroup.controllers')).includes('memory')) return { version: 2, base: root };
   throw new Error(`--memory-limit needs a cgroup memory controller under ${root} (v1's memory hierarchy or v2's)`);
+}
+
+function readWords(file: string): string[] {
+  return existsSync(file) ? readFileSync(file, 'utf8').split(/\s+/).filter(Boolean) : [];
+}
+
+/** Writes `value` to the cgroup file where the kernel offers it (memsw and swap files exist only with swap accounting). */
+function writeIfPresent(dir: string, file: string, value: string): void {
+  if (existsSync(path.join(dir, file))) writeFileSync(path.join(dir, file), value);
+}
+
+/**
+ * Sets the limit, and no swap: with swap a child over the limit would slow down instead of being killed.
+ * v2 gives a child cgroup memory files only where its parent delegates the controller to it.
+ */
+function limit(version: 1 | 2, dir: string, limitBytes: number): void {
+  if (version === 1) {
+    writeFileSync(path.join(dir, 'memory.limit_in_bytes'), String(limitBytes));
+    writeIfPresent(dir, 'memory.memsw.limit_in_bytes', String(limitBytes));
+    writeIfPresent(dir, 'memory.swappiness', '0');
+    return;
+  }
+  writeFileSync(path.join(dir, 'memory.max'), String(limitBytes));
+  writeIfPresent(dir, 'memory.swap.max', '0');
 }
 
 /** Creates the cgroup `name` with a memory limit of `limitBytes`; throws a message that says why it cannot. */
 export function createMemoryCgroup(name: string, limitBytes: number, root = ROOT): MemoryCgroup {
-  const { base, limitFile, peakFile, noSwapFile } = layout(root);
+  const { version, base } = hierarchy(root);
   const dir = path.join(base, name);
   try {
+    if (version === 2 && !readWords(path.join(base, 'cgroup.subtree_control')).includes('memory')) {
+      writeFileSync(path.join(base, 'cgroup.subtree_control'), '+memory');
+    }
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, limitFile), String(limitBytes));
-    if (noSwapFile && existsSync(path.join(dir, noSwapFile))) writeFileSync(path.join(dir, noSwapFile), '0');
+    limit(version, dir, limitBytes);
   } catch (error) {
-    throw new Error(`--memory-limit: cannot set up the cgroup ${dir} (${(error as Error).message}); run the bench as root, or without --memory-limit`, {
+    rmdirQuietly(dir);
+    const busy = (error as NodeJS.ErrnoException).code === 'EBUSY' ? ` (${base} holds processes: v2 delegates a controller only from a cgroup without any)` : '';
+    throw new Error(`--memory-limit: cannot set up the cgroup ${dir}: ${(error as Error).message}${busy}; run the bench as root, or without --memory-limit`, {
       cause: error,
     });
   }
@@ -57,13 +77,47 @@ export function createMemoryCgroup(name: string, limitBytes: number, root = ROOT
     dir,
     limitBytes,
     peakBytes() {
-      const file = path.join(dir, peakFile);
+      const file = path.join(dir, version === 1 ? 'memory.max_usage_in_bytes' : 'memory.peak');
       return existsSync(file) ? Number(readFileSync(file, 'utf8').trim()) : undefined;
     },
     remove() {
       rmdirSync(dir);
     },
   };
+}
+
+function rmdirQuietly(dir: string): void {
+  try {
+    rmdirSync(dir);
+  } catch {
+    // not made, or still holding a process: nothing more to undo here
+  }
+}
+
+/**
+ * Removes the empty cgroups `<prefix><pid>-<n>` that a bench process no longer running left behind (one that was
+ * interrupted or killed before it could remove them).
+ */
+export function removeLeftoverCgroups(prefix: string, root = ROOT, isRunning = processIsRunning): void {
+  let base: string;
+  try {
+    base = hierarchy(root).base;
+  } catch {
+    return;
+  }
+  for (const name of readdirSync(base)) {
+    const pid = name.startsWith(prefix) ? Number.parseInt(name.slice(prefix.length), 10) : NaN;
+    if (Number.isInteger(pid) && !isRunning(pid)) rmdirQuietly(path.join(base, name));
+  }
+}
+
+function processIsRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { request } from 'undici';
-import { estateName, estateOf, ESTATES, SIZING_HEAP_LIMITS, SIZING_MEMORY_LIMITS } from '../../bench/support/estates';
+import { estateName, estateOf, ESTATES, sizedFor, SIZING_HEAP_LIMITS, SIZING_MEMORY_LIMITS } from '../../bench/support/estates';
 import { dockerfileEntrypointFlags, dockerfileNodeOptions, exporterNodeOptions } from '../../bench/support/node-options';
 import { startHostileServer, type HostileServer } from '../../bench/support/hostile';
 import { quantile } from '../../bench/support/scrape';
@@ -39,6 +39,11 @@ describe('bench estates', () => {
       `${m[2]}${m[3]}B`,
     ]);
     expect(Object.fromEntries(rows)).toEqual(SIZING_MEMORY_LIMITS);
+  });
+
+  it("replace sizing by the estate's own ceiling and limit, and keep a given size or none", () => {
+    expect(sizedFor('50k', { heapLimit: 'sizing', memoryLimit: 'sizing', rounds: 3 })).toEqual({ heapLimit: '448MiB', memoryLimit: '1GiB', rounds: 3 });
+    expect(sizedFor('1k', { heapLimit: '200MiB', memoryLimit: undefined })).toEqual({ heapLimit: '200MiB', memoryLimit: undefined });
   });
 });
 
