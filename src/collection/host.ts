@@ -18,9 +18,9 @@ import { toWire, type CheckpointBytes, type FromWorker, type ToWorker, type Work
 
 const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(config).map((target) => target.name);
 
-/** 16 MB semi-spaces for the collection heap, so that a round's short-lived JSON dies young rather than being promoted (V8 makes a
- * young generation of three semi-spaces). Not a process flag: that would set the serving thread's too, which V8 sizes small from the
- * container's memory. */
+/** 16 MB semi-spaces for the collection heap, so that a round's short-lived JSON dies young rather than being promoted (V8's young
+ * generation: two semi-spaces and a new large-object space of one's size). Not a process flag: that would set the serving thread's
+ * too, which V8 sizes small from the container's memory. */
 const COLLECTION_YOUNG_GENERATION_MB = 48;
 
 const FIRST_BACKOFF_MS = 1_000;
