@@ -20,12 +20,7 @@ const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 export type Checkpoints = Map<string, Map<string, JobCheckpoint>>;
 
-export interface ConfigChange {
-  added: string[];
-  removed: string[];
-  restarted: string[];
-  rescheduled: string[];
-}
+export interface ConfigChange { added: string[]; removed: string[]; restarted: string[]; rescheduled: string[] }
 
 /** What a client reports of one HTTP attempt, as the self-metrics count it. */
 export type RequestEvent = Omit<Parameters<RequestObserver['onRequest']>[0], 'method'>;
@@ -113,11 +108,12 @@ export class ExporterRuntime implements Collection {
       const interval = scheduleIntervalSeconds(schedule);
       // A run's time limit: 80 % of the interval (at least 5 s, at most MAX_DEFAULT_TIMEOUT_MS), unless configured.
       const timeoutMs = overrides?.timeout ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, interval * 800));
+      const settings = { schedule, timeoutMs, maxTimeoutMs: overrides?.timeout ?? MAX_DEFAULT_TIMEOUT_MS };
       this.store.register(target.name, target.kind, definition.name, interval);
       const job = kept.find((candidate) => candidate.name === definition.name);
       // A reload that changes only the collectors' settings keeps the job and its state; a run going on keeps its time limit.
-      if (job) job.settings = { schedule, timeoutMs };
-      jobs.push(job ?? this.newJob(runtime, definition, { schedule, timeoutMs }));
+      if (job) job.settings = settings;
+      jobs.push(job ?? this.newJob(runtime, definition, settings));
     }
     return jobs;
   }

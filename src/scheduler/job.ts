@@ -26,10 +26,12 @@ export type RunResult = 'success' | 'failure' | 'skipped';
 export interface JobSettings {
   schedule: string;
   timeoutMs: number;
+  /** what the time limit may double up to after runs it cut off (a first run's backfill, a catch-up), until one succeeds */
+  maxTimeoutMs?: number;
 }
 
 export class CollectorTimeoutError extends Error {
-  constructor(collector: string, timeoutMs: number) {
+  constructor(collector: string, readonly timeoutMs: number) {
     super(`${collector} did not finish within its time limit of ${timeoutMs} ms`);
     this.name = 'CollectorTimeoutError';
   }
@@ -48,6 +50,8 @@ export class CollectorJob {
   private runController: AbortController | undefined;
   private stopped = false;
   private readonly skippedItems = new SkippedItemLog();
+  /** the time limit of the last run, when it cut that run off */
+  private cutOffAtMs: number | undefined;
   /** a counter among its metrics: its state carries running totals, kept in checkpoints */
   private readonly countsEvents: boolean;
 
@@ -135,7 +139,8 @@ export class CollectorJob {
 
   /** The collector's run, ended at its time limit or stop even if it ignores its signal; checking its result is not within the limit. */
   private async collectWithinLimit({ logger, started, count, controller }: Run): Promise<CollectResult<unknown>> {
-    const { timeoutMs } = this.settings;
+    const { timeoutMs: setMs, maxTimeoutMs = setMs } = this.settings;
+    const timeoutMs = this.cutOffAtMs === undefined ? setMs : Math.max(setMs, Math.min(maxTimeoutMs, this.cutOffAtMs * 2));
     const limit = new LinkedSignal(controller.signal, timeoutMs);
     const signal = limit.signal;
     const aborted = new Promise<never>((_, reject) =>
@@ -169,6 +174,7 @@ export class CollectorJob {
     const ready = prepareResult(result, target);
     if (this.stopped) return this.discarded(span, logger);
     this.state = result.state;
+    this.cutOffAtMs = undefined;
     const collectingSince = this.collectingSince as Date;
     if (this.countsEvents) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
     for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, value);
@@ -193,6 +199,7 @@ export class CollectorJob {
 
   private failed({ span, logger, started }: Run, err: Error): RunResult {
     if (this.stopped) return this.discarded(span, logger);
+    if (err instanceof CollectorTimeoutError) this.cutOffAtMs = err.timeoutMs;
     // A run past its own time limit was slow, not cut off: the source answered (a request's own time limit does count as unreachable).
     const unreachable = err instanceof ApiError && err.unreachable;
     const durationSeconds = (performance.now() - started) / 1000;

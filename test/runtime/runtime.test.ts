@@ -138,6 +138,52 @@ describe('runtime: snapshot, staleness, time limits', () => {
     await runtime.stop();
   });
 
+  it('doubles the default time limit after a run it cut off, up to 5 minutes, until a run succeeds; a configured one stays', async () => {
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    const limits: number[] = [];
+    let succeed = false;
+    const backfilling = defineCollector<'management', undefined>({
+      name: 'backfilling',
+      kind: 'management',
+      description: 'test collector',
+      defaultSchedule: '* * * * *',
+      metrics: ['dataprotect_assets'],
+      async collect(ctx) {
+        limits.push(ctx.timeLimit?.totalMs ?? 0);
+        if (!succeed) await new Promise(() => undefined); // cut off by its time limit
+        return { samples: [] };
+      },
+    });
+    const runtimeWith = (collectors: Record<string, unknown>) =>
+      new ExporterRuntime(parseConfig({ targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p', collectors }] }), {
+        logger: silentLogger,
+        collectorsFor: () => [backfilling],
+      });
+    const cutOff = async (runtime: ExporterRuntime, afterMs: number) => {
+      const run = runtime.runOnce();
+      await jest.advanceTimersByTimeAsync(afterMs);
+      expect(await run).toEqual(['failure']);
+    };
+    const byDefault = runtimeWith({});
+    const configured = runtimeWith({ backfilling: { timeout: '30s' } });
+    try {
+      for (const ms of [48_000, 96_000, 192_000, 300_000]) await cutOff(byDefault, ms);
+      expect(byDefault.store.get('t', 'backfilling')!.lastError).toMatch(/time limit of 300000 ms/);
+      succeed = true;
+      expect(await byDefault.runOnce()).toEqual(['success']);
+      expect(await byDefault.runOnce()).toEqual(['success']);
+      expect(limits).toEqual([48_000, 96_000, 192_000, 300_000, 300_000, 48_000]);
+      succeed = false;
+      limits.length = 0;
+      for (let run = 0; run < 2; run++) await cutOff(configured, 30_000);
+      expect(limits).toEqual([30_000, 30_000]);
+    } finally {
+      jest.useRealTimers();
+      await byDefault.stop();
+      await configured.stop();
+    }
+  });
+
   it('tells a collector its time limit and what is left of it, by the monotonic clock', async () => {
     let clock = 5_000;
     const monotonic = jest.spyOn(performance, 'now').mockImplementation(() => clock);
