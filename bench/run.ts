@@ -229,7 +229,11 @@ async function startExporter(
     cgroups.set(exporter, cgroup);
     return exporter;
   } catch (error) {
-    cgroup.remove(); // the child has exited: startChild settles only then
+    try {
+      cgroup.remove(); // the child has exited: startChild settles only then
+    } catch {
+      // a process still inside (a fork that never ran node): the next run removes it; the start's own error is the one to tell
+    }
     throw error;
   }
 }
