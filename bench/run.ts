@@ -63,7 +63,7 @@ import type { BaselineReport } from './support/bare-fetch';
 import type { ExporterChildOptions, ExporterHello, MemoryReport, RoundReport } from './support/exporter-child';
 import type { LoopDelayReport } from './support/loop-lateness';
 import { describeRatios, estateName, ESTATES, sizedFor } from './support/estates';
-import { createMemoryCgroup, removeLeftoverCgroups, type MemoryCgroup } from './support/memory-cgroup';
+import { createMemoryCgroup, removeLeftoverCgroups, rmdirQuietly, type MemoryCgroup } from './support/memory-cgroup';
 import { parseBytes } from '../src/util/bytes';
 import { exporterNodeOptions } from './support/node-options';
 import { exposition, intervalScrapes, scrapeLoad, type Exposition, type ScrapeFigures } from './support/scrape';
@@ -229,11 +229,9 @@ async function startExporter(
     cgroups.set(exporter, cgroup);
     return exporter;
   } catch (error) {
-    try {
-      cgroup.remove(); // the child has exited: startChild settles only then
-    } catch {
-      // a process still inside (a fork that never ran node): the next run removes it; the start's own error is the one to tell
-    }
+    // The child has exited (startChild settles only then); a process still inside, a fork that never ran node, leaves the cgroup to
+    // the next run, and the start's own error is the one to tell.
+    rmdirQuietly(cgroup.dir);
     throw error;
   }
 }

@@ -86,7 +86,8 @@ export function createMemoryCgroup(name: string, limitBytes: number, root = ROOT
   };
 }
 
-function rmdirQuietly(dir: string): void {
+/** Removes a cgroup's directory if it can: one still holding a process stays (removeLeftoverCgroups takes it later). */
+export function rmdirQuietly(dir: string): void {
   try {
     rmdirSync(dir);
   } catch {
