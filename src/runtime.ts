@@ -20,7 +20,12 @@ const MAX_DEFAULT_TIMEOUT_MS = 5 * 60_000;
 
 export type Checkpoints = Map<string, Map<string, JobCheckpoint>>;
 
-export interface ConfigChange { added: string[]; removed: string[]; restarted: string[]; rescheduled: string[] }
+export interface ConfigChange {
+  added: string[];
+  removed: string[];
+  restarted: string[];
+  rescheduled: string[];
+}
 
 /** What a client reports of one HTTP attempt, as the self-metrics count it. */
 export type RequestEvent = Omit<Parameters<RequestObserver['onRequest']>[0], 'method'>;

@@ -4,7 +4,11 @@ import { ManagementClient } from './management/client';
 import { ReplicationClient } from './replication/client';
 import { StorageClient } from './storage/client';
 
-export interface ClientByKind { management: ManagementClient; replication: ReplicationClient; storage: StorageClient }
+export interface ClientByKind {
+  management: ManagementClient;
+  replication: ReplicationClient;
+  storage: StorageClient;
+}
 
 export type AnyClient = ClientByKind[TargetKind];
 

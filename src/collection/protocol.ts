@@ -32,7 +32,11 @@ export interface WorkerStart {
 }
 
 /** A JobCheckpoint (src/scheduler/job.ts) as v8.serialize bytes, which the serving thread keeps for the next collection thread, unread. */
-export interface CheckpointBytes { target: string; collector: string; bytes: Uint8Array }
+export interface CheckpointBytes {
+  target: string;
+  collector: string;
+  bytes: Uint8Array;
+}
 
 /** Asked of the collection thread; each `id` is answered by one reply. */
 export type ToWorker =
