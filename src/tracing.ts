@@ -7,6 +7,7 @@ import type { NodeSDK } from '@opentelemetry/sdk-node';
 import type { ExporterConfig } from './config/schema';
 import type { ExportResult } from '@opentelemetry/core';
 import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import type { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 
 export interface TracingPlan {
   /** traces URL given by the config file; undefined: the exporter reads OTEL_EXPORTER_OTLP_* */
@@ -81,6 +82,10 @@ export function stderrWarn(fields: Record<string, unknown>, message: string): vo
 }
 
 export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
+
+/** Whatever OTEL_EXPORTER_OTLP_COMPRESSION says: the collection thread, which sends OTLP, makes no node:zlib stream (gzipMember). */
+export const UNCOMPRESSED_OTLP = { compression: 'none' as CompressionAlgorithm };
+
 /** Defined here rather than in cli.ts: main.ts reads the file before loading the CLI. */
 export const DEFAULT_CONFIG_PATH = '/etc/dataprotect-exporter/config.yaml';
 
@@ -137,7 +142,7 @@ export function startTracing(plan: TracingPlan, onFailure: (error: Error) => voi
     const { OTLPTraceExporter } =
       require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
     /* eslint-enable @typescript-eslint/no-require-imports */
-    exporter = new ReportingSpanExporter(new OTLPTraceExporter(plan.endpoint ? { url: plan.endpoint } : {}));
+    exporter = new ReportingSpanExporter(new OTLPTraceExporter({ ...UNCOMPRESSED_OTLP, ...(plan.endpoint ? { url: plan.endpoint } : {}) }));
     const options = { traceExporter: exporter, instrumentations: [], metricReaders: [], logRecordProcessors: [] };
     sdk = new Sdk({ ...options, ...(plan.serviceName ? { serviceName: plan.serviceName } : {}) });
     sdk.start();

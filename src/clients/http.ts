@@ -1,5 +1,4 @@
-import { Pool, errors as undiciErrors } from 'undici';
-import type { Dispatcher } from 'undici';
+import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import { ApiError } from './errors';

@@ -2,10 +2,9 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import { createGunzip } from 'node:zlib';
 import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
-import { CONTENT_TYPE } from './renderer';
+import { CONTENT_TYPE, type MetricsRenderer } from './renderer';
 import { landingPage } from './landing';
 import { pathOf, writeText } from './plain-http';
-import type { MetricsRenderer } from './renderer';
 import type { SnapshotStore } from '../snapshot/store';
 
 export interface HttpAppDeps {
@@ -31,8 +30,7 @@ async function sendExposition(deps: HttpAppDeps, req: Request, res: Response, ta
   }
   res.status(200).set({ 'Content-Type': CONTENT_TYPE, Vary: 'Accept-Encoding' });
   if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    let length = 0;
-    for (const chunk of chunks) length += chunk.length;
+    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
     res.set({ 'Content-Encoding': 'gzip', 'Content-Length': String(length) });
     res.cork();
     for (const chunk of chunks) res.write(chunk);

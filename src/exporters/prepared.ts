@@ -6,7 +6,9 @@
  * tens of thousands of series holds no line, no list of lines and no joined text, so nothing but the compressed bytes lives long enough
  * to be promoted to the old generation of the collection thread's heap.
  */
-import { gzipSync } from 'node:zlib';
+import { isMainThread } from 'node:worker_threads';
+import { gzipSync as nativeGzipSync } from 'node:zlib';
+import { gzipSync as scriptGzipSync } from 'fflate';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
 import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { ReadyResult } from '../snapshot/store';
@@ -14,11 +16,14 @@ import { formatHistogram, formatLabels, formatValue } from './format';
 import { fnv1aUtf16 } from '../util/fnv1a';
 
 /**
- * Text as one gzip member, at level 1: 2 MB instead of 20 MB a scrape, at the least CPU. Concatenated members are one valid gzip stream
- * (RFC 1952; Go's and Node's readers read every member).
+ * Bytes as one gzip member, at level 1: 2 MB instead of 20 MB a scrape, at the least CPU. Concatenated members are one valid gzip stream
+ * (RFC 1952; Go's and Node's readers read every member). fflate in the collection thread, which is ended at any instruction: ending a
+ * thread inside a node:zlib handle's construction aborts the process (docs/performance.md). The main thread keeps node:zlib, faster.
  */
-export function gzipMember(text: string): Buffer {
-  return gzipSync(Buffer.from(text, 'utf8'), { level: 1 });
+export function gzipMember(bytes: Uint8Array): Buffer {
+  if (isMainThread) return nativeGzipSync(bytes, { level: 1 });
+  const member = scriptGzipSync(bytes, { level: 1 });
+  return Buffer.from(member.buffer, member.byteOffset, member.byteLength);
 }
 
 /** A family's first chunk of text; each next one is twice as large, up to LARGEST_CHUNK, so small families stay small. */
@@ -42,7 +47,7 @@ class FamilyText {
   }
 
   flush(): void {
-    if (this.used > 0) this.members.push(gzipSync(this.chunk.subarray(0, this.used), { level: 1 }));
+    if (this.used > 0) this.members.push(gzipMember(this.chunk.subarray(0, this.used)));
     this.used = 0;
   }
 }

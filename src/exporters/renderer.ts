@@ -10,7 +10,7 @@ import type { CollectorRecord, ReadyResult, SnapshotStore } from '../snapshot/st
 export const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 /** Each family's header as a gzip member, compressed once. */
-const HEADERS = new Map(METRIC_FAMILIES.map((family) => [family.name, gzipMember(familyHeader(family))]));
+const HEADERS = new Map(METRIC_FAMILIES.map((family) => [family.name, gzipMember(Buffer.from(familyHeader(family)))]));
 
 /**
  * The last moment (ms) a record's last good data is served: staleAfter past its last success, plus one schedule interval when its last
@@ -96,6 +96,6 @@ export class MetricsRenderer {
     const records = target === undefined ? all : all.filter((record) => record.target === target);
     const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() });
     const self = familyChunks([await this.self.prepared(target)]);
-    return target === undefined ? [...snapshot, ...self, gzipMember(await this.self.processText())] : [...snapshot, ...self];
+    return target === undefined ? [...snapshot, ...self, gzipMember(Buffer.from(await this.self.processText()))] : [...snapshot, ...self];
   }
 }

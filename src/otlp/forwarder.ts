@@ -10,7 +10,7 @@ import type { EstateEvents, Forwarding } from '../collectors/types';
 import type { ExporterConfig } from '../config/load';
 import { activitySpan, type ActivityPlace } from './activity-spans';
 import { BoundedExportQueue } from './bounded-export';
-import { DEFAULT_SERVICE_NAME } from '../tracing';
+import { DEFAULT_SERVICE_NAME, UNCOMPRESSED_OTLP } from '../tracing';
 import { withoutUserInfo } from '../util/secret';
 
 export type OtlpSignal = 'traces' | 'logs';
@@ -61,14 +61,14 @@ export class EstateEventForwarder {
     if (otlp.activities.enabled) {
       const { OTLPTraceExporter } =
         require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-      const exporter = new OTLPTraceExporter({ ...(endpoint ? { url: endpoint } : {}), timeoutMillis: otlp.timeout });
+      const exporter = new OTLPTraceExporter({ ...UNCOMPRESSED_OTLP, ...(endpoint ? { url: endpoint } : {}), timeoutMillis: otlp.timeout });
       this.spans = new BoundedExportQueue<ReadableSpan>(exporter, queueOptions('traces'));
     }
     if (otlp.auditLogs.enabled) {
       const { OTLPLogExporter } =
         require('@opentelemetry/exporter-logs-otlp-http') as typeof import('@opentelemetry/exporter-logs-otlp-http');
       const url = logsUrlOf(endpoint);
-      const exporter = new OTLPLogExporter({ ...(url ? { url } : {}), timeoutMillis: otlp.timeout });
+      const exporter = new OTLPLogExporter({ ...UNCOMPRESSED_OTLP, ...(url ? { url } : {}), timeoutMillis: otlp.timeout });
       this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter, queueOptions('logs'));
     }
     /* eslint-enable @typescript-eslint/no-require-imports */

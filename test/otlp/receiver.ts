@@ -1,10 +1,11 @@
 /**
  * An OTLP/HTTP (JSON) receiver for the tests: keeps the spans and log records
- * it is sent, with their resource attributes; it can answer 503 or not at
- * all, like a collector that is overloaded or dead.
+ * it is sent, with their resource attributes, and counts the gzipped bodies;
+ * it can answer 503 or not at all, like a collector that is overloaded or dead.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { gunzipSync } from 'node:zlib';
 
 export interface OtlpAttribute {
   key: string;
@@ -41,6 +42,8 @@ export interface OtlpReceiver {
   logs: ReceivedLog[];
   /** requests received, whatever the answer */
   requests: number;
+  /** requests whose body came gzipped */
+  gzipped: number;
   /** requests received and not answered yet (mode silent) */
   open(): number;
   mode: ReceiverMode;
@@ -71,6 +74,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     spans: [],
     logs: [],
     requests: 0,
+    gzipped: 0,
     open: () => pending.size,
     mode: 'accept',
     close: async () => {
@@ -80,10 +84,15 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
     },
   };
   const server: Server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
+      // A collector takes gzip bodies too (OTEL_EXPORTER_OTLP_COMPRESSION=gzip).
+      const gzipped = req.headers['content-encoding'] === 'gzip';
+      const raw = Buffer.concat(chunks);
+      const body = (gzipped ? gunzipSync(raw) : raw).toString('utf8');
       receiver.requests += 1;
+      if (gzipped) receiver.gzipped += 1;
       if (receiver.mode === 'silent') {
         pending.add(res);
         res.on('close', () => pending.delete(res));
