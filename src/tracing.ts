@@ -83,7 +83,7 @@ export function stderrWarn(fields: Record<string, unknown>, message: string): vo
 
 export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
 
-/** Whatever OTEL_EXPORTER_OTLP_COMPRESSION says: the collection thread, which sends OTLP, makes no node:zlib stream (gzipMember). */
+/** Whatever OTEL_EXPORTER_OTLP_COMPRESSION says: the collection thread sends OTLP and makes no zlib stream (docs/performance.md). */
 export const UNCOMPRESSED_OTLP = { compression: 'none' as CompressionAlgorithm };
 
 /** Defined here rather than in cli.ts: main.ts reads the file before loading the CLI. */
