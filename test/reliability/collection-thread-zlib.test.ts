@@ -9,6 +9,7 @@ import { parseConfig } from '../../src/config/load';
 import { CollectionHost } from '../../src/collection/host';
 import { startSimulator, type RunningSimulator } from '../../simulator';
 import { silentLogger } from '../support/collect';
+import { eventually } from '../support/cli-process';
 import { ZLIB_COUNT_CHANNEL, type ZlibCountReply, type ZlibCountRequest } from '../support/zlib-count-channel';
 import { startOtlpReceiver, type OtlpReceiver } from '../otlp/receiver';
 
@@ -22,13 +23,6 @@ const SIZE = {
   storageSystems: 1,
 };
 const EIGHT_MINUTES = 8 * 60_000;
-
-/** Set once the suite ends, so that a wait its test gave up on stops polling. */
-let suiteOver = false;
-
-async function until(condition: () => boolean): Promise<void> {
-  while (!suiteOver && !condition()) await new Promise((resolve) => setTimeout(resolve, 20));
-}
 
 describe('the collection thread', () => {
   let sim: RunningSimulator;
@@ -49,7 +43,6 @@ describe('the collection thread', () => {
   });
 
   afterAll(async () => {
-    suiteOver = true;
     try {
       await host?.stop();
     } finally {
@@ -80,8 +73,9 @@ describe('the collection thread', () => {
     sim.clock.advance(EIGHT_MINUTES);
     host.advanceClock(EIGHT_MINUTES);
     await host.runOnce();
-    await until(() => receiver.logs.length > 0 && receiver.spans.some((span) => span.name.startsWith('collect ')));
-    await until(() => receiver.spans.some((span) => !span.name.startsWith('collect ')));
+    const collectionSpan = (span: { name: string }): boolean => span.name.startsWith('collect ');
+    await eventually(() => receiver.logs.length > 0 && receiver.spans.some(collectionSpan), 40_000, 'an audit log record and a run span');
+    await eventually(() => receiver.spans.some((span) => !collectionSpan(span)), 40_000, 'an activity span');
 
     expect(receiver.gzipped).toBe(0);
     expect(await ask('count')).toBe(0);
