@@ -36,6 +36,7 @@ import { ManagementEstate } from './model';
 import type { ActivityRecord, AssetRecord, CopyRecord, EstateState, InventorySourceRecord, PolicyRecord } from './records';
 import type { Alert, Asset, CloudDrSession, PolicyStage, StageType, StorageSystem, VmDetails } from './shapes';
 import { uuidFrom } from './hash';
+import { newAssetRecord } from './new-asset';
 
 /** how far back activities reach at start */
 export const ACTIVITY_HISTORY_MS = 2 * DAY_MS;
@@ -466,43 +467,16 @@ function makeAssets(
     const vm = info.type === 'HV_VIRTUAL_MACHINE' ? vmDetails(r, name, i, source) : undefined;
     const sizeBytes = vm ? vm.disks.reduce((s, d) => s + d.sizeInBytes, 0) : Math.floor(r.int(info.sizeGiB[0], info.sizeGiB[1]) * 1024 ** 3 * (0.5 + r.next() / 2));
     const deleted = forced ? i === 11 || (i > 40 && r.chance(0.01)) : false;
-    const api: Asset = {
-      id,
-      name,
-      type: info.type,
-      userTags: null,
-      dataTargetIds: null,
-      assetGroupId: null,
-      credentialId: info.type.endsWith('DATABASE') ? uuidFrom(r) : null,
-      ruleId: null,
-      ruleName: null,
-      protectionLifeCycleId: policy && status === 'PROTECTED' ? uuidFrom(r) : null,
-      protectionPolicyId: policy?.api.id ?? null,
-      protectionStatus: status,
-      deleted,
-      protectable: true,
-      size: sizeBytes,
-      lastAvailableCopyTime: null,
-      createdAt: new Date(createdMs).toISOString(),
-      updatedAt: new Date(createdMs).toISOString(),
-      details: vm ? { vm } : {},
-      protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type } : null,
-      _embedded: {
-        protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type, protectionEngine: vm ? 'VMDIRECT' : info.protectionEngine } : null,
-      },
-    };
-    const asset: AssetRecord = {
-      api,
-      ordinal: i,
-      createdMs,
-      lastCopyMs: null,
-      pinned: false,
-      policy: status === 'PROTECTED' ? policy : null,
-      copies: [],
-      minRetentionMs: Infinity,
-      phaseMs: policy && policy.windowMs > 0 ? r.int(0, policy.windowMs - 1) : 0,
-      nextBackupMs: Infinity,
-    };
+    const credentialId = info.type.endsWith('DATABASE') ? uuidFrom(r) : null;
+    const protectionLifeCycleId = policy && status === 'PROTECTED' ? uuidFrom(r) : null;
+    const protectionEngine = vm ? 'VMDIRECT' : info.protectionEngine;
+    const details = vm ? { vm } : {};
+    const phaseMs = policy && policy.windowMs > 0 ? r.int(0, policy.windowMs - 1) : 0;
+    const asset = newAssetRecord(
+      { id, name, type: info.type, status, policy, protectionEngine, createdMs, deleted, sizeBytes, credentialId, protectionLifeCycleId, details },
+      i,
+      { phaseMs, nextBackupMs: Infinity },
+    );
     const withoutCopies = status === 'EXCLUDED' || size.copiesPerAsset <= 0 || r.chance(noCopyChance);
     plans.push({ asset, withoutCopies });
   }

@@ -10,6 +10,7 @@ import { ACTIVITY_CATEGORIES, DAY_MS, assetTypeInfo } from './catalog';
 import { attachCopy, copyMetricsOf, makeCopy, nextBackupAfter, renderCopy, setLastCopy } from './copies';
 import { addReleasedActivity } from './evolution';
 import { lowerBound, uuidFrom } from './hash';
+import { newAssetRecord } from './new-asset';
 import type { ActivityRecord, AssetRecord, CopyRecord, EstateState, PolicyRecord } from './records';
 import type {
   Activity,
@@ -312,43 +313,18 @@ export class ManagementEstate {
     const createdMs = spec.createdAt?.getTime() ?? now;
     const info = assetTypeInfo(type);
     const name = spec.name ?? `added-asset-${ordinal}`;
-    const api: Asset = {
-      id: uuidFrom(rng),
-      name,
-      type,
-      userTags: null,
-      dataTargetIds: null,
-      assetGroupId: null,
-      credentialId: null,
-      ruleId: null,
-      ruleName: null,
-      protectionLifeCycleId: status === 'PROTECTED' ? uuidFrom(rng) : null,
-      protectionPolicyId: policy?.api.id ?? null,
-      protectionStatus: status,
-      deleted: spec.deleted ?? false,
-      protectable: true,
-      size: spec.size ?? 100 * 1024 ** 3,
-      lastAvailableCopyTime: null,
-      createdAt: new Date(createdMs).toISOString(),
-      updatedAt: new Date(createdMs).toISOString(),
-      details: {},
-      protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type } : null,
-      _embedded: {
-        protectionPolicy: policy ? { id: policy.api.id, name: policy.api.name, type: policy.api.type, protectionEngine: info.protectionEngine } : null,
-      },
-    };
-    const asset: AssetRecord = {
-      api,
+    const id = uuidFrom(rng);
+    const protectionLifeCycleId = status === 'PROTECTED' ? uuidFrom(rng) : null;
+    const deleted = spec.deleted ?? false;
+    const nextBackupMs = status === 'PROTECTED' && policy && policy.periodMs > 0 && !deleted ? nextBackupAfter(policy, 0, now) : Infinity;
+    const sizeBytes = spec.size ?? 100 * 1024 ** 3;
+    const protectionEngine = info.protectionEngine;
+    const asset = newAssetRecord(
+      { id, name, type, status, policy, protectionEngine, createdMs, deleted, sizeBytes, credentialId: null, protectionLifeCycleId, details: {} },
       ordinal,
-      createdMs,
-      lastCopyMs: null,
-      pinned: false,
-      policy: status === 'PROTECTED' ? policy : null,
-      copies: [],
-      minRetentionMs: Infinity,
-      phaseMs: 0,
-      nextBackupMs: status === 'PROTECTED' && policy && policy.periodMs > 0 && !api.deleted ? nextBackupAfter(policy, 0, now) : Infinity,
-    };
+      { phaseMs: 0, nextBackupMs },
+    );
+    const api = asset.api;
     const at = lowerBound(s.assets.length, (i) => (s.assets[i] as AssetRecord).createdMs, createdMs, true);
     s.assets.splice(at, 0, asset);
     s.assetById.set(api.id, asset);
