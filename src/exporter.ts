@@ -11,7 +11,7 @@ import { closeServer, listen } from './exporters/listener';
 import { readTlsPair } from './config/tls-pair';
 import { basicAuthGuard, sharedBcryptWorker } from './exporters/auth';
 import { CollectionHost } from './collection/host';
-import { ownedTargets, shardAssignment } from './scheduler/sharding';
+import { ownedTargetNames, shardAssignment } from './scheduler/sharding';
 import type { Tracing } from './tracing';
 import { FLUSH_MS, SPANS_STEP, StopDeadline } from './stop-deadline';
 
@@ -70,7 +70,7 @@ export class Exporter {
     const app = createHttpApp({
       renderer: this.renderer,
       store: () => this.runtime.store,
-      targetNames: () => this.targetNames(),
+      targetNames: () => ownedTargetNames(this.config),
       collectedElsewhere: (target) => {
         const { shard, owners } = shardAssignment(this.config);
         const owner = owners.get(target);
@@ -89,12 +89,8 @@ export class Exporter {
     this.server = await listen(app, web);
     this.logger.info({ address: this.address() }, 'listening');
     const { shard, shards } = shardAssignment(this.config);
-    this.logger.info({ shard, shards, targets: this.targetNames() }, 'targets this replica collects');
+    this.logger.info({ shard, shards, targets: ownedTargetNames(this.config) }, 'targets this replica collects');
     this.runtime.start();
-  }
-
-  private targetNames(): string[] {
-    return ownedTargets(this.config).map((target) => target.name);
   }
 
   address(): string {

@@ -21,7 +21,7 @@ import { parseConfig, type ExporterConfig } from '../../src/config/load';
 import type { RunResult } from '../../src/scheduler/job';
 import { CollectionHost } from '../../src/collection/host';
 import type { RequestEvent } from '../../src/runtime';
-import { ownedTargets } from '../../src/scheduler/sharding';
+import { ownedTargetNames } from '../../src/scheduler/sharding';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { createHttpApp } from '../../src/exporters/app';
@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   const runtime = new CollectionHost(config, { logger, preload: [require.resolve('./collection-capture')], observer: self });
   runtime.advanceClock(options.clockOffsetMs ?? 0);
   const renderer = new MetricsRenderer(() => runtime.store, self, () => config.collection.staleAfter);
-  const targetNames = ownedTargets(config).map((target) => target.name);
+  const targetNames = ownedTargetNames(config);
   const app = createHttpApp({ renderer, store: () => runtime.store, targetNames: () => targetNames, isReady: () => runtime.firstRoundComplete(), logger });
   const server = await listen(app, config.web);
   const info = server.address() as { port: number };

@@ -35,7 +35,11 @@ export class SpellingResolver {
     for (const spelling of ['seed', 'product'] as const) {
       try {
         const value = await attempt(spelling);
-        this.settle(spelling);
+        // Two calls may find it at once: one says so.
+        if (this.found === undefined) {
+          this.found = spelling;
+          this.logger.info({ api: this.api, spelling }, `${this.api} API spelling detected: ${spelling}`);
+        }
         return value;
       } catch (error) {
         if (!isStatusError(error, 404)) throw error;
@@ -46,11 +50,5 @@ export class SpellingResolver {
     const [seed, product] = notFound as [ApiError, ApiError];
     const what = `HTTP 404, and 404 in the product spelling too (${product.endpoint})`;
     throw new ApiError('status', seed.endpoint, what, 404, { cause: product });
-  }
-
-  private settle(spelling: ApiSpelling): void {
-    if (this.found !== undefined) return;
-    this.found = spelling;
-    this.logger.info({ api: this.api, spelling }, `${this.api} API spelling detected: ${spelling}`);
   }
 }

@@ -8,15 +8,13 @@ import type { Logger } from 'pino';
 import type { ExporterConfig } from '../config/load';
 import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
-import { ownedTargets } from '../scheduler/sharding';
+import { ownedTargetNames } from '../scheduler/sharding';
 import type { Collection, CollectionObserver, ConfigChange } from '../runtime';
 import { configChange } from '../config/fingerprint';
 import type { TracingPlan } from '../tracing';
 import { STOP_DEADLINE_MS } from '../stop-deadline';
 import { settlesWithin } from '../util/settles-within';
 import { toWire, type CheckpointBytes, type FromWorker, type ToWorker, type WorkerStart } from './protocol';
-
-const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(config).map((target) => target.name);
 
 /** 16 MB semi-spaces for the collection heap, so that a round's short-lived JSON dies young rather than being promoted (V8's young
  * generation: two semi-spaces and a new large-object space of one's size). Not a process flag: that would set the serving thread's

@@ -1,4 +1,4 @@
-import { context, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
@@ -230,9 +230,4 @@ interface Run {
 export interface JobCheckpoint {
   state: unknown;
   collectingSince: Date;
-}
-
-/** Runs `fn` outside any active span (cron callbacks should not inherit a caller's trace). */
-export function detached<T>(fn: () => T): T {
-  return context.with(trace.deleteSpan(context.active()), fn);
 }

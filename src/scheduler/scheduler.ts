@@ -1,6 +1,7 @@
 import cron, { type ScheduledTask } from 'node-cron';
 import type { Logger } from 'pino';
-import { detached, type CollectorJob } from './job';
+import { context, trace } from '@opentelemetry/api';
+import type { CollectorJob } from './job';
 
 /** One node-cron task per job; CollectorJob's overlap protection makes the tick after a slow run count as skipped, not pile up. */
 export class Scheduler {
@@ -11,7 +12,8 @@ export class Scheduler {
   /** Runs the job on its schedule from now on (a job already scheduled keeps its task). */
   add(job: CollectorJob): void {
     if (this.tasks.has(job)) return;
-    const task = cron.createTask(job.settings.schedule, () => detached(() => void job.run()), {
+    // Outside any active span: a cron callback should not inherit a caller's trace.
+    const task = cron.createTask(job.settings.schedule, () => context.with(trace.deleteSpan(context.active()), () => void job.run()), {
       name: `${job.runtime.config.name}/${job.name}`,
     });
     this.tasks.set(job, task);

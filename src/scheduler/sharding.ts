@@ -15,6 +15,8 @@ export function ownedTargets(config: ExporterConfig): ExporterConfig['targets'] 
   return config.targets.filter((target) => owners.get(target.name) === shard);
 }
 
+export const ownedTargetNames = (config: ExporterConfig): string[] => ownedTargets(config).map((target) => target.name);
+
 /**
  * Which replica collects each target: rendezvous hashing with balanced loads. Each target, in name order, goes to the replica ranked
  * best by FNV-1a of (target, replica) that still has room (floor(n/shards), one more for the first n mod shards to fill up). So loads

@@ -133,22 +133,17 @@ export class StorageClient extends ApiClient {
     const mode = this.target.storageMode;
     if (mode === 'appliance') return applianceDiscovery(await this.systemDetails());
     if (mode === 'center') return { mode: 'center', systems: toRefs(await this.managedSystems()) };
-    const [listed, details] = await Promise.all([this.managedSystemsIfListed(), this.systemDetails()]);
+    // The system list, or undefined when the server says it has no such resource.
+    const listing = this.managedSystems().catch((error: unknown) => {
+      if (isStatusError(error, ...NO_SYSTEM_LIST_STATUSES)) return undefined;
+      throw error;
+    });
+    const [listed, details] = await Promise.all([listing, this.systemDetails()]);
     const discovery = chooseMode(listed, details);
     if (this.cachedDiscovery?.value.mode !== discovery.mode) {
       this.deps.logger.info({ mode: discovery.mode, systems: discovery.systems.length }, 'storage mode discovered');
     }
     return discovery;
-  }
-
-  /** The system list, or undefined when the server says it has no such resource. */
-  private async managedSystemsIfListed(): Promise<ManagedSystem[] | undefined> {
-    try {
-      return await this.managedSystems();
-    } catch (error) {
-      if (isStatusError(error, ...NO_SYSTEM_LIST_STATUSES)) return undefined;
-      throw error;
-    }
   }
 
   /** Every item of a paged list under `key`; public for resources the methods above do not cover yet (e.g. mtrees). */
