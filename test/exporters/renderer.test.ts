@@ -4,15 +4,17 @@
  * text with and without gzip, nothing of a record that turned stale; each
  * result's bytes as they were prepared, however often it is served.
  */
+import { randomBytes } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import type { Server } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { Agent, request } from 'undici';
+import pino from 'pino';
 import type { Sample } from '../../src/collectors/types';
 import { parseConfig } from '../../src/config/load';
 import { closeServer, listen } from '../../src/exporters/listener';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
-import { createHttpApp } from '../../src/exporters/app';
+import { TURN_BYTES, createHttpApp } from '../../src/exporters/app';
 import { SnapshotStore } from '../../src/snapshot/store';
 import { prepareResult } from '../../src/exporters/prepared';
 import { silentLogger } from '../support/collect';
@@ -137,5 +139,84 @@ describe('scrapes over HTTP while results are published', () => {
       expect(scrape.values.size).toBe(1);
     }
     expect(seen.at(-1)?.values).toEqual(new Set(['6']));
+  });
+});
+
+describe('a large exposition over HTTP', () => {
+  const ASSETS = 60_000;
+  let store: SnapshotStore;
+  let server: Server;
+  let base: string;
+  /** the bytes of each write to a response, by the turn of the event loop it was made in */
+  const writesByTurn = new Map<number, number[]>();
+  let turn = 0;
+  let counting = false;
+  /** what the app logged at level error */
+  const errors: string[] = [];
+  const countTurns = (): void => {
+    turn += 1;
+    if (counting) setImmediate(countTurns);
+  };
+
+  beforeAll(async () => {
+    store = new SnapshotStore();
+    store.register('t', 'management', 'assets', 120);
+    // Names that do not compress: the gzip body is megabytes, as an estate of tens of thousands of assets gives.
+    publish(store, result(ASSETS, 1).map((sample) => ({ ...sample, labels: { ...sample.labels, asset_name: randomBytes(24).toString('hex') } })));
+    const renderer = new MetricsRenderer(() => store, new SelfMetrics({ processMetrics: false }), () => STALE_AFTER_MS);
+    const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
+    const app = createHttpApp({ renderer, store: () => store, targetNames: () => ['t'], isReady: () => true, logger });
+    const listener: RequestListener = (req, res) => {
+      const write = res.write.bind(res) as (chunk: Buffer) => boolean;
+      res.write = ((chunk: Buffer) => {
+        writesByTurn.set(turn, [...(writesByTurn.get(turn) ?? []), chunk.length]);
+        return write(chunk);
+      }) as typeof res.write;
+      app(req, res);
+    };
+    server = await listen(listener, parseConfig({ web: { listenAddress: '127.0.0.1', port: 0 }, targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' }] }).web);
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+
+  afterAll(async () => {
+    counting = false;
+    if (server) await closeServer(server);
+  });
+
+  it('is written a turn of the event loop at a time, whole', async () => {
+    counting = true;
+    countTurns();
+    const response = await request(`${base}/metrics`, { headers: { 'accept-encoding': 'gzip' }, signal: AbortSignal.timeout(20_000) });
+    const body = Buffer.from(await response.body.arrayBuffer());
+    counting = false;
+
+    expect(response.statusCode).toBe(200);
+    expect(Number(response.headers['content-length'])).toBe(body.length);
+    expect(versionsIn(gunzipSync(body).toString('utf8')).count).toBe(ASSETS);
+    expect(body.length).toBeGreaterThan(4 * TURN_BYTES);
+    const turns = [...writesByTurn.values()];
+    expect(turns.reduce((sum, writes) => sum + writes.reduce((a, b) => a + b, 0), 0)).toBe(body.length);
+    // A turn stops writing once it has written TURN_BYTES: all but its last write come to less.
+    for (const writes of turns) expect(writes.slice(0, -1).reduce((a, b) => a + b, 0)).toBeLessThan(TURN_BYTES);
+  });
+
+  it.each([true, false])('stops for a scraper that goes away mid-body (gzip: %s), logs no error, and serves the next one whole', async (gzip) => {
+    const headers = gzip ? { 'accept-encoding': 'gzip' } : {};
+    const controller = new AbortController();
+    const response = await request(`${base}/metrics`, { headers, signal: controller.signal });
+    response.body.on('error', () => undefined);
+    const received = await new Promise<number>((resolve) => {
+      response.body.once('data', (chunk: Buffer) => {
+        controller.abort();
+        resolve(chunk.length);
+      });
+    });
+    expect(received).toBeGreaterThan(0);
+
+    const next = await request(`${base}/metrics`, { headers, signal: AbortSignal.timeout(20_000) });
+    const body = Buffer.from(await next.body.arrayBuffer());
+    expect(next.statusCode).toBe(200);
+    expect(versionsIn((gzip ? gunzipSync(body) : body).toString('utf8')).count).toBe(ASSETS);
+    expect(errors).toEqual([]);
   });
 });
