@@ -21,23 +21,26 @@ export interface HttpAppDeps {
   protect?: (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 }
 
-/** Bytes written a turn of the event loop: a loopback socket takes a whole exposition in one write, holding the serving thread for ms. */
+/** Bytes a turn: one write of a whole exposition holds the serving thread for ms; a write a member would be hundreds of syscalls. */
 export const TURN_BYTES = 256 * 1024;
 
-/** Writes the members corked, a group of about TURN_BYTES a turn (a write each would be hundreds of system calls). */
+/** Writes the members corked, about TURN_BYTES a turn: a group of small ones, or a piece of a family's megabytes on a large estate. */
 async function writeInTurns(res: Response, chunks: readonly Buffer[]): Promise<void> {
   let bytes = 0;
   res.cork();
   for (const chunk of chunks) {
-    if (bytes >= TURN_BYTES) {
-      res.uncork();
-      await setImmediate();
-      if (res.destroyed) return;
-      res.cork();
-      bytes = 0;
+    for (let at = 0; at < chunk.length; at += TURN_BYTES) {
+      if (bytes >= TURN_BYTES) {
+        res.uncork();
+        await setImmediate();
+        if (res.destroyed) return;
+        res.cork();
+        bytes = 0;
+      }
+      const piece = chunk.subarray(at, at + TURN_BYTES);
+      res.write(piece);
+      bytes += piece.length;
     }
-    res.write(chunk);
-    bytes += chunk.length;
   }
   res.end(); // uncorks
 }

@@ -96,6 +96,7 @@ export class MetricsRenderer {
     const records = target === undefined ? all : all.filter((record) => record.target === target);
     const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() });
     const self = familyChunks([await this.self.prepared(target)]);
-    return target === undefined ? [...snapshot, ...self, gzipMember(Buffer.from(await this.self.processText()))] : [...snapshot, ...self];
+    if (target !== undefined) return [...snapshot, ...self];
+    return [...snapshot, ...self, gzipMember(Buffer.from(await this.self.processRegistry.metrics()))];
   }
 }

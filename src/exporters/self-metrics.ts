@@ -9,7 +9,8 @@ import { VERSION } from '../version';
 
 export class SelfMetrics implements RequestObserver {
   private readonly registry = new Registry();
-  private readonly processRegistry = new Registry();
+  /** Node.js process metrics (process_*, nodejs_*), for /metrics only: prom-client's own families, as it renders them. */
+  readonly processRegistry = new Registry();
   private readonly apiRequests = new Counter(this.declare('dataprotect_api_requests_total'));
   private readonly apiDuration = new Histogram({
     ...this.declare('dataprotect_api_request_duration_seconds'),
@@ -71,11 +72,6 @@ export class SelfMetrics implements RequestObserver {
   private declare(name: MetricName) {
     const family = metricFamily(name);
     return { name: family.name, help: family.help, labelNames: [...family.labels], registers: [this.registry] };
-  }
-
-  /** Node.js process metrics (process_*, nodejs_*), for /metrics only: prom-client's own families, as it renders them. */
-  processText(): Promise<string> {
-    return this.processRegistry.metrics();
   }
 
   async removeTarget(target: string): Promise<void> {

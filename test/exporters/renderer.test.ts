@@ -5,6 +5,7 @@
  * result's bytes as they were prepared, however often it is served.
  */
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { gunzipSync } from 'node:zlib';
 import type { RequestListener, Server } from 'node:http';
 import { Agent, request } from 'undici';
@@ -145,10 +146,13 @@ describe('scrapes over HTTP while results are published', () => {
 describe('a large exposition over HTTP', () => {
   const ASSETS = 60_000;
   let store: SnapshotStore;
+  let renderer: MetricsRenderer;
   let server: Server;
   let base: string;
   /** the bytes of each write to a response, by the turn of the event loop it was made in */
   const writesByTurn = new Map<number, number[]>();
+  /** each response's bytes written, and its writes after it closed */
+  const responses: Array<{ bytes: number; writesAfterClose: number; closed: Promise<void> }> = [];
   let turn = 0;
   let counting = false;
   /** what the app logged at level error */
@@ -163,13 +167,18 @@ describe('a large exposition over HTTP', () => {
     store.register('t', 'management', 'assets', 120);
     // Names that do not compress: the gzip body is megabytes, as an estate of tens of thousands of assets gives.
     publish(store, result(ASSETS, 1).map((sample) => ({ ...sample, labels: { ...sample.labels, asset_name: randomBytes(24).toString('hex') } })));
-    const renderer = new MetricsRenderer(() => store, new SelfMetrics({ processMetrics: false }), () => STALE_AFTER_MS);
+    renderer = new MetricsRenderer(() => store, new SelfMetrics({ processMetrics: false }), () => STALE_AFTER_MS);
     const logger = pino({ level: 'error' }, { write: (line: string) => void errors.push(line) });
     const app = createHttpApp({ renderer, store: () => store, targetNames: () => ['t'], isReady: () => true, logger });
     const listener: RequestListener = (req, res) => {
       const write = res.write.bind(res) as (chunk: Buffer) => boolean;
+      let closed = false;
+      const response = { bytes: 0, writesAfterClose: 0, closed: once(res, 'close').then(() => void (closed = true)) };
+      responses.push(response);
       res.write = ((chunk: Buffer) => {
         writesByTurn.set(turn, [...(writesByTurn.get(turn) ?? []), chunk.length]);
+        response.bytes += chunk.length;
+        if (closed) response.writesAfterClose += 1;
         return write(chunk);
       }) as typeof res.write;
       app(req, res);
@@ -198,12 +207,15 @@ describe('a large exposition over HTTP', () => {
     expect(turns.reduce((sum, writes) => sum + writes.reduce((a, b) => a + b, 0), 0)).toBe(body.length);
     // A turn stops writing once it has written TURN_BYTES: all but its last write come to less.
     for (const writes of turns) expect(writes.slice(0, -1).reduce((a, b) => a + b, 0)).toBeLessThan(TURN_BYTES);
+    // Members are smaller than a turn's bytes, so that no turn writes twice as much.
+    for (const writes of turns) expect(writes.reduce((a, b) => a + b, 0)).toBeLessThan(2 * TURN_BYTES);
   });
 
   it.each([true, false])('stops for a scraper that goes away mid-body (gzip: %s), logs no error, and serves the next one whole', async (gzip) => {
     const headers = gzip ? { 'accept-encoding': 'gzip' } : {};
     const controller = new AbortController();
     const response = await request(`${base}/metrics`, { headers, signal: controller.signal });
+    const sending = responses.at(-1);
     response.body.on('error', () => undefined);
     const received = await new Promise<number>((resolve) => {
       response.body.once('data', (chunk: Buffer) => {
@@ -212,6 +224,10 @@ describe('a large exposition over HTTP', () => {
       });
     });
     expect(received).toBeGreaterThan(0);
+    await sending?.closed;
+    const whole = Buffer.concat(await renderer.renderChunks());
+    expect(sending?.bytes).toBeLessThan(gzip ? whole.length : gunzipSync(whole).length);
+    expect(sending?.writesAfterClose).toBe(0);
 
     const next = await request(`${base}/metrics`, { headers, signal: AbortSignal.timeout(20_000) });
     const body = Buffer.from(await next.body.arrayBuffer());
