@@ -24,7 +24,7 @@ export interface HttpAppDeps {
 /** Bytes a turn: one write of a whole exposition holds the serving thread for ms; a write a member would be hundreds of syscalls. */
 export const TURN_BYTES = 256 * 1024;
 
-/** Writes the members corked, about TURN_BYTES a turn: a group of small ones, or a piece of a family's megabytes on a large estate. */
+/** Writes the members corked, not by res.send (no copy, no ETag hash), about TURN_BYTES a turn: small ones grouped, large ones cut. */
 async function writeInTurns(res: Response, chunks: readonly Buffer[]): Promise<void> {
   let bytes = 0;
   res.cork();
