@@ -1,4 +1,5 @@
 import { EventCounts, WATERMARK_OVERLAP_MS, type CountsState } from '../../../src/collectors/management/ledger';
+import type { Tally } from '../../../src/collectors/shared/tally';
 import { silentLogger } from '../../support/collect';
 
 const MIN = 60_000;
@@ -45,14 +46,36 @@ describe('event counts (watermark, overlap, id de-duplication)', () => {
     expect(third.take('late', t0 - 60 * MIN, KEY, true)).toBeUndefined();
   });
 
-  it('keeps one array of label values per label set in the window, however many events share it', () => {
+  it('keeps the window as the times of each label set, however many events share it', () => {
     const t0 = 1_000 * MIN;
     const run = counts(undefined, { windowStart: t0 - 1440 * MIN, collectingSince: t0 - 1440 * MIN, now: t0 });
     for (let i = 0; i < 100; i++) run.take(`e${i}`, t0 - i * MIN, [i % 2 === 0 ? 'BACKUP' : 'RESTORE']);
     const { window, totals } = finish(run);
-    expect(window).toHaveLength(100);
-    expect(new Set(window.map((event) => event.key)).size).toBe(2);
+    expect(window.map(({ key, times }) => [key[0], times.length])).toEqual([['BACKUP', 50], ['RESTORE', 50]]);
+    expect(window[0]?.times.slice(0, 2)).toEqual([t0, t0 - 2 * MIN]);
     expect(totals.map(({ key, value }) => [key[0], value])).toEqual([['BACKUP', 50], ['RESTORE', 50]]);
+  });
+
+  it('slides the window: events fall out as it moves, their label set stays with 0, and the state a run starts from stays as it was', () => {
+    const t0 = 1_000 * MIN;
+    const first = counts(undefined, { windowStart: t0 - 60 * MIN, collectingSince: t0 - 60 * MIN, now: t0 });
+    for (const [id, minutes, type] of [['a', 50, 'BACKUP'], ['b', 20, 'BACKUP'], ['c', 40, 'RESTORE']] as const) {
+      first.take(id, t0 - minutes * MIN, [type]);
+    }
+    const state = finish(first);
+    const byType = (tally: Tally<[string]>) =>
+      tally.samples('dataprotect_audit_events_window', {}, ['type']).map((sample) => [sample.labels.type, sample.value]);
+    expect(byType(first.inWindow())).toEqual([['BACKUP', 2], ['RESTORE', 1]]);
+
+    // 30 minutes later the window starts at t0 - 30 min: only b is inside, and d joins it
+    const later = counts(state, { windowStart: t0 - 30 * MIN, collectingSince: t0 - 60 * MIN, now: t0 + 30 * MIN });
+    later.take('d', t0 + 10 * MIN, ['BACKUP']);
+    expect(byType(later.inWindow())).toEqual([['BACKUP', 2], ['RESTORE', 0]]);
+    expect(state.window.map(({ key, times }) => [key[0], times.length])).toEqual([['BACKUP', 2], ['RESTORE', 1]]);
+    expect(byType(counts(state, { windowStart: t0 - 60 * MIN, collectingSince: t0 - 60 * MIN, now: t0 }).inWindow())).toEqual([
+      ['BACKUP', 2],
+      ['RESTORE', 1],
+    ]);
   });
 
   it('keeps only ids inside the overlap', () => {
