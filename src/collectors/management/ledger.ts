@@ -45,7 +45,7 @@ export class EventCounts<K extends readonly string[]> {
   /** the latest time the watermark may take */
   private readonly latest: number;
   private readonly windowStart: number;
-  /** by the tally's own array of each label set's values, the one `totals.add` returns */
+  /** keyed by the tally's own array of each label set (what `totals.add` returns): no string key an event; every set taken has one */
   private readonly window = new Map<K, number[]>();
 
   constructor(

@@ -53,28 +53,33 @@ describe('event counts (watermark, overlap, id de-duplication)', () => {
     const { window, totals } = finish(run);
     expect(window.map(({ key, times }) => [key[0], times.length])).toEqual([['BACKUP', 50], ['RESTORE', 50]]);
     expect(window[0]?.times.slice(0, 2)).toEqual([t0, t0 - 2 * MIN]);
+    expect(window[0]?.key).toBe(totals[0]?.key);
     expect(totals.map(({ key, value }) => [key[0], value])).toEqual([['BACKUP', 50], ['RESTORE', 50]]);
   });
 
-  it('slides the window: events fall out as it moves, their label set stays with 0, and the state a run starts from stays as it was', () => {
+  it('slides the window: events leave it, their set shows 0, and a run leaves the state it started from as it was', () => {
     const t0 = 1_000 * MIN;
     const first = counts(undefined, { windowStart: t0 - 60 * MIN, collectingSince: t0 - 60 * MIN, now: t0 });
-    for (const [id, minutes, type] of [['a', 50, 'BACKUP'], ['b', 20, 'BACKUP'], ['c', 40, 'RESTORE']] as const) {
+    for (const [id, minutes, type] of [['a', 50, 'BACKUP'], ['b', 20, 'BACKUP'], ['c', 40, 'RESTORE'], ['z', 90, 'DELETE']] as const) {
       first.take(id, t0 - minutes * MIN, [type]);
     }
     const state = finish(first);
     const byType = (tally: Tally<[string]>) =>
       tally.samples('dataprotect_audit_events_window', {}, ['type']).map((sample) => [sample.labels.type, sample.value]);
-    expect(byType(first.inWindow())).toEqual([['BACKUP', 2], ['RESTORE', 1]]);
+    // z, history from before the window, shows its label set with 0
+    expect(byType(first.inWindow())).toEqual([['BACKUP', 2], ['RESTORE', 1], ['DELETE', 0]]);
 
     // 30 minutes later the window starts at t0 - 30 min: only b is inside, and d joins it
     const later = counts(state, { windowStart: t0 - 30 * MIN, collectingSince: t0 - 60 * MIN, now: t0 + 30 * MIN });
     later.take('d', t0 + 10 * MIN, ['BACKUP']);
-    expect(byType(later.inWindow())).toEqual([['BACKUP', 2], ['RESTORE', 0]]);
-    expect(state.window.map(({ key, times }) => [key[0], times.length])).toEqual([['BACKUP', 2], ['RESTORE', 1]]);
-    expect(byType(counts(state, { windowStart: t0 - 60 * MIN, collectingSince: t0 - 60 * MIN, now: t0 }).inWindow())).toEqual([
+    expect(byType(later.inWindow())).toEqual([['BACKUP', 2], ['RESTORE', 0], ['DELETE', 0]]);
+    expect(state.window.map(({ key, times }) => [key[0], times.length])).toEqual([['BACKUP', 2], ['RESTORE', 1], ['DELETE', 0]]);
+    // the state counted again, its window's label arrays equal to the totals' but not theirs (as a state rebuilt elsewhere would be)
+    const rebuilt = { ...state, window: state.window.map(({ key, times }) => ({ key: [...key] as [string], times })) };
+    expect(byType(counts(rebuilt, { windowStart: t0 - 60 * MIN, collectingSince: t0 - 60 * MIN, now: t0 }).inWindow())).toEqual([
       ['BACKUP', 2],
       ['RESTORE', 1],
+      ['DELETE', 0],
     ]);
   });
 
