@@ -79,10 +79,8 @@ export class ConfigReloader {
   private async reloadNow(trigger: string, onlyIfChanged: boolean): Promise<ReloadOutcome> {
     const { logger } = this.deps;
     const text = this.readText();
-    if (onlyIfChanged) {
-      // Gone for now (being replaced): the rename that follows brings another event.
-      if (text === undefined || text === this.lastText) return 'unchanged';
-    }
+    // Gone for now (being replaced): the rename that follows brings another event.
+    if (onlyIfChanged && (text === undefined || text === this.lastText)) return 'unchanged';
     // Remembered whatever the outcome, so that a broken file is reported once, not at every event.
     if (text !== undefined) this.lastText = text;
     try {

@@ -99,8 +99,5 @@ export function defineCollector<K extends TargetKind, S = undefined>(definition:
 
 /** A failure the collector has already logged in full: the scheduler keeps its own line to debug. */
 export class PermissionDenied extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PermissionDenied';
-  }
+  override name = 'PermissionDenied';
 }
