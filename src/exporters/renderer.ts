@@ -1,4 +1,5 @@
 /** /metrics and /probe as gzip members: a scrape only slices results compressed as runs ended (prepared.ts), and never waits for a run. */
+import { setImmediate } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { familyHeader } from './format';
 import { familyMember, gzipMember, prepareResult } from './prepared';
@@ -90,13 +91,15 @@ export class MetricsRenderer {
     return gunzipSync(Buffer.concat(await this.renderChunks(target))).toString('utf8');
   }
 
-  /** render() as gzip members whose concatenation is the gzip of its text. */
+  /** render() as gzip members whose concatenation is the gzip of its text; each part a turn, so that timers and other requests run. */
   async renderChunks(target?: string): Promise<Buffer[]> {
     const all = this.store().all();
     const records = target === undefined ? all : all.filter((record) => record.target === target);
     const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() });
+    await setImmediate();
     const self = familyChunks([await this.self.prepared(target)]);
     if (target !== undefined) return [...snapshot, ...self];
+    await setImmediate();
     return [...snapshot, ...self, gzipMember(Buffer.from(await this.self.processRegistry.metrics()))];
   }
 }

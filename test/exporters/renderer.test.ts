@@ -85,6 +85,39 @@ describe('MetricsRenderer', () => {
     expect((await dataOf())?.buffer).not.toBe(stored?.buffer);
   });
 
+  it('reads the store, the self-metrics and the process metrics each in a turn of the event loop of its own', async () => {
+    let turn = 0;
+    let counting = true;
+    const countTurns = (): void => {
+      turn += 1;
+      if (counting) setImmediate(countTurns);
+    };
+    const readIn: Record<string, number> = {};
+    const self = new SelfMetrics({ processMetrics: false });
+    const prepared = self.prepared.bind(self);
+    jest.spyOn(self, 'prepared').mockImplementation((target) => {
+      readIn.self = turn;
+      return prepared(target);
+    });
+    const processMetrics = self.processRegistry.metrics.bind(self.processRegistry);
+    jest.spyOn(self.processRegistry, 'metrics').mockImplementation(() => {
+      readIn.process = turn;
+      return processMetrics();
+    });
+    const readStore = (): SnapshotStore => {
+      readIn.store = turn;
+      return store;
+    };
+    const turnRenderer = new MetricsRenderer(readStore, self, () => STALE_AFTER_MS);
+    publish(store, result(50, 1));
+    countTurns();
+    const text = gunzipSync(Buffer.concat(await turnRenderer.renderChunks())).toString('utf8');
+    counting = false;
+    expect(versionsIn(text).count).toBe(50);
+    expect(readIn.self).toBeGreaterThan(readIn.store as number);
+    expect(readIn.process).toBeGreaterThan(readIn.self as number);
+  });
+
   it('serves nothing of a record that turned stale', async () => {
     let now = 1_000_000;
     const clockRenderer = new MetricsRenderer(() => store, new SelfMetrics({ processMetrics: false }), () => STALE_AFTER_MS, () => now);
