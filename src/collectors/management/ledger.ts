@@ -88,9 +88,9 @@ export class EventCounts<K extends readonly string[]> {
     if (!counted && !this.first) return undefined;
     this.seen.set(id, time);
     const labelSet = this.totals.add(key, counted ? 1 : 0);
-    const times = this.window.get(labelSet) ?? [];
+    let times = this.window.get(labelSet);
+    if (!times) this.window.set(labelSet, (times = []));
     if (time >= this.windowStart) times.push(time);
-    this.window.set(labelSet, times);
     return counted ? 'counted' : 'history';
   }
 
