@@ -91,13 +91,16 @@ export class MetricsRenderer {
     return gunzipSync(Buffer.concat(await this.renderChunks(target))).toString('utf8');
   }
 
-  /** render() as gzip members whose concatenation is the gzip of its text; each part a turn, so that timers and other requests run. */
+  /** render() as gzip members whose concatenation is the gzip of its text, in three parts each after timers and I/O have run (an immediate
+   * queued from the request's I/O callback runs before them), so that these wait one part at most. Self-metrics first: a scrape may show
+   * the first round incomplete beside its results, never complete without them. */
   async renderChunks(target?: string): Promise<Buffer[]> {
+    await setImmediate();
+    const self = familyChunks([await this.self.prepared(target)]);
+    await setImmediate();
     const all = this.store().all();
     const records = target === undefined ? all : all.filter((record) => record.target === target);
     const snapshot = renderRecordChunks(records, { now: this.now(), staleAfterMs: this.staleAfterMs() });
-    await setImmediate();
-    const self = familyChunks([await this.self.prepared(target)]);
     if (target !== undefined) return [...snapshot, ...self];
     await setImmediate();
     return [...snapshot, ...self, gzipMember(Buffer.from(await this.self.processRegistry.metrics()))];

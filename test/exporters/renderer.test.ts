@@ -85,37 +85,43 @@ describe('MetricsRenderer', () => {
     expect((await dataOf())?.buffer).not.toBe(stored?.buffer);
   });
 
-  it('reads the store, the self-metrics and the process metrics each in a turn of the event loop of its own', async () => {
-    let turn = 0;
-    let counting = true;
-    const countTurns = (): void => {
-      turn += 1;
-      if (counting) setImmediate(countTurns);
+  it('renders a scrape in three parts, each after the timers due while the part before it ran', async () => {
+    const order: string[] = [];
+    /** A part of the rendering that takes 3 ms and meanwhile arms a timer, due before the part ends. */
+    const slowPart = (name: string): void => {
+      order.push(name);
+      setTimeout(() => order.push(`timer armed in ${name}`), 0);
+      const until = performance.now() + 3;
+      while (performance.now() < until);
     };
-    const readIn: Record<string, number> = {};
     const self = new SelfMetrics({ processMetrics: false });
     const prepared = self.prepared.bind(self);
     jest.spyOn(self, 'prepared').mockImplementation((target) => {
-      readIn.self = turn;
+      slowPart('self-metrics');
       return prepared(target);
     });
     const processMetrics = self.processRegistry.metrics.bind(self.processRegistry);
     jest.spyOn(self.processRegistry, 'metrics').mockImplementation(() => {
-      readIn.process = turn;
+      order.push('process metrics');
       return processMetrics();
     });
     const readStore = (): SnapshotStore => {
-      readIn.store = turn;
+      slowPart('store');
       return store;
     };
-    const turnRenderer = new MetricsRenderer(readStore, self, () => STALE_AFTER_MS);
     publish(store, result(50, 1));
-    countTurns();
-    const text = gunzipSync(Buffer.concat(await turnRenderer.renderChunks())).toString('utf8');
-    counting = false;
-    expect(versionsIn(text).count).toBe(50);
-    expect(readIn.self).toBeGreaterThan(readIn.store as number);
-    expect(readIn.process).toBeGreaterThan(readIn.self as number);
+    const renderer = new MetricsRenderer(readStore, self, () => STALE_AFTER_MS);
+    const app = createHttpApp({ renderer, store: () => store, targetNames: () => ['t'], isReady: () => true, logger: silentLogger });
+    // As a scrape runs: from the request's I/O callback, where a first immediate runs before the loop's timers.
+    const web = { listenAddress: '127.0.0.1', port: 0 };
+    const server = await listen(app, parseConfig({ web, targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' }] }).web);
+    try {
+      const response = await request(`http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`);
+      expect(versionsIn(await response.body.text()).count).toBe(50);
+    } finally {
+      await closeServer(server);
+    }
+    expect(order).toEqual(['self-metrics', 'timer armed in self-metrics', 'store', 'timer armed in store', 'process metrics']);
   });
 
   it('serves nothing of a record that turned stale', async () => {
