@@ -22,6 +22,11 @@ import { silentLogger } from '../support/collect';
 
 const SERIES = 6_000;
 const STALE_AFTER_MS = 600_000;
+/** The web settings of a configuration with target t, on a free loopback port. */
+const LOOPBACK_WEB = parseConfig({
+  web: { listenAddress: '127.0.0.1', port: 0 },
+  targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' }],
+}).web;
 
 /** `count` asset size series, every one with the value `version`. */
 function result(count: number, version: number): Sample[] {
@@ -113,8 +118,7 @@ describe('MetricsRenderer', () => {
     const renderer = new MetricsRenderer(readStore, self, () => STALE_AFTER_MS);
     const app = createHttpApp({ renderer, store: () => store, targetNames: () => ['t'], isReady: () => true, logger: silentLogger });
     // As a scrape runs: from the request's I/O callback, where a first immediate runs before the loop's timers.
-    const web = { listenAddress: '127.0.0.1', port: 0 };
-    const server = await listen(app, parseConfig({ web, targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' }] }).web);
+    const server = await listen(app, LOOPBACK_WEB);
     try {
       const response = await request(`http://127.0.0.1:${(server.address() as { port: number }).port}/metrics`);
       expect(versionsIn(await response.body.text()).count).toBe(50);
@@ -145,7 +149,7 @@ describe('scrapes over HTTP while results are published', () => {
     store.register('t', 'management', 'assets', 120);
     const renderer = new MetricsRenderer(() => store, new SelfMetrics({ processMetrics: false }), () => STALE_AFTER_MS);
     const app = createHttpApp({ renderer, store: () => store, targetNames: () => ['t'], isReady: () => true, logger: silentLogger });
-    server = await listen(app, parseConfig({ web: { listenAddress: '127.0.0.1', port: 0 }, targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' }] }).web);
+    server = await listen(app, LOOPBACK_WEB);
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
 
@@ -222,7 +226,7 @@ describe('a large exposition over HTTP', () => {
       }) as typeof res.write;
       app(req, res);
     };
-    server = await listen(listener, parseConfig({ web: { listenAddress: '127.0.0.1', port: 0 }, targets: [{ name: 't', kind: 'management', url: 'http://127.0.0.1:9', username: 'u', password: 'p' }] }).web);
+    server = await listen(listener, LOOPBACK_WEB);
     base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   });
 
