@@ -98,6 +98,8 @@ export interface FaultRule {
         retryAfterSeconds?: number;
         /** the error body's reason, built from the request: an upstream that echoes what it was sent */
         reason?: (request: EchoedRequest) => string;
+        /** the body as encoders that escape & < > / and non-ASCII write it (Go's \u0026, Java's \/, Python's ensure_ascii) */
+        escaped?: true;
       }
     | { kind: 'malformed' } // 200 with a body that is not valid JSON
     // answers normally, but the listed item of that id (or at that index: a list without ids) has `field` set to `value`

@@ -180,6 +180,12 @@ function overloadMiddleware(opts: StartApiServerOptions) {
   };
 }
 
+/** JSON with & < > and non-ASCII as \u escapes and / as \/: each stands only inside strings, so escaping every one is valid. */
+function escapedJson(value: unknown): string {
+  const unicode = (c: string): string => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+  return JSON.stringify(value).replace(/[&<>\u007f-\uffff]/g, unicode).replace(/\//g, '\\/');
+}
+
 function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout>) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const fault: FaultRule['fault'] | undefined = opts.faults.match(opts.api, req.method, pathnameOf(req.url));
@@ -197,7 +203,9 @@ function faultMiddleware(opts: StartApiServerOptions, timers: Set<NodeJS.Timeout
         req.on('data', (chunk: Buffer) => chunks.push(chunk));
         req.once('end', () => {
           const text = reason({ headers: req.headers, body: Buffer.concat(chunks).toString('utf8') });
-          res.status(fault.status).json(errorBodyFor(opts, fault.status, req, text));
+          const body = errorBodyFor(opts, fault.status, req, text);
+          if (!fault.escaped) res.status(fault.status).json(body);
+          else res.status(fault.status).type('application/json').send(escapedJson(body));
         });
         return;
       }

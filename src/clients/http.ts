@@ -91,7 +91,7 @@ export class HttpCore {
       try {
         const answer = await this.requestWithRetries(request, span);
         // An error body is quoted in errors (logs, the landing page, spans) and may echo the request.
-        const response = answer.status >= 200 && answer.status < 300 ? answer : { ...answer, text: this.redactor.redact(answer.text) };
+        const response = answer.status >= 200 && answer.status < 300 ? answer : { ...answer, text: this.redactor.redactBody(answer.text) };
         span.setAttribute('http.response.status_code', response.status);
         if (response.status >= 400) span.setStatus({ code: SpanStatusCode.ERROR, message: `HTTP ${response.status}` });
         return response;

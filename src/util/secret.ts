@@ -26,6 +26,8 @@ export class Secret {
 }
 
 const REDACTED = '[REDACTED]';
+/** Longer error bodies are redacted as text only: no error quotes them (serverReason). */
+const MAX_DECODED_BODY_CHARS = 64_000;
 /** Tokens remembered: the current one and those it replaced a moment ago, which an answer in flight may still quote. */
 const KEPT_TOKENS = 4;
 
@@ -50,6 +52,20 @@ export class Redactor {
   redact(text: string): string {
     if (this.#pattern === undefined) this.#pattern = patternOf([...this.#fixed, ...this.#tokens.flatMap(spellings)]);
     return this.#pattern ? text.replace(this.#pattern, REDACTED) : text;
+  }
+
+  /** An error body: JSON is re-encoded with its strings redacted decoded, so no encoder's escapes (\u0026, \/, \u00e4) hide a secret. */
+  redactBody(text: string): string {
+    try {
+      if (text.length <= MAX_DECODED_BODY_CHARS) return JSON.stringify(JSON.parse(text), (_key, value: unknown) => this.redactValue(value));
+    } catch {
+      // not JSON: redacted as text
+    }
+    return this.redact(text);
+  }
+
+  private redactValue(value: unknown): unknown {
+    return typeof value === 'string' ? this.redact(value) : value;
   }
 }
 
