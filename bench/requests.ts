@@ -15,7 +15,7 @@
 import pino from 'pino';
 import { ManagementClient } from '../src/clients/management/client';
 import { COLLECTORS } from '../src/collectors/registry';
-import type { CollectorDefinition, SharedKey } from '../src/collectors/types';
+import { sharedView, type CollectorDefinition, type SharedEntry } from '../src/collectors/types';
 import { parseConfig, type TargetConfig } from '../src/config/load';
 import { startSimulator } from '../simulator';
 
@@ -59,7 +59,7 @@ async function main(): Promise<void> {
       onRequest: ({ endpoint }) => counts.set(endpoint, (counts.get(endpoint) ?? 0) + 1),
     },
   });
-  const shared = new Map<string, unknown>();
+  const shared = new Map<string, SharedEntry>();
   const states = new Map<string, unknown>();
   const collectingSince = sim.clock.now();
 
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
           settings: config.collection,
           logger,
           state: states.get(definition.name),
-          shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
+          shared: sharedView(shared, () => sim.clock.now()),
           now: () => sim.clock.now(),
           collectingSince,
         },
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
       );
       states.set(definition.name, result.state);
       items.set(definition.name, result.items ?? 0);
-      for (const [key, value] of result.publish ?? []) shared.set(key.id, value);
+      for (const [key, value] of result.publish ?? []) shared.set(key.id, { value, until: value.readAt + config.collection.staleAfter });
       byCollector.push([definition.name, sim.stats.total('management') - before, (performance.now() - t0) / 1000]);
     }
     // The client's request observer sees the endpoint templates (retries and logins included).

@@ -24,10 +24,31 @@ export interface HistogramSample {
 }
 
 /** A value one collector publishes for the other collectors of the same target (e.g. the asset list), typed by its key. */
-export class SharedKey<T> {
+export class SharedKey<T extends Published> {
   declare readonly __type?: T;
 
   constructor(readonly id: string) {}
+}
+
+/** What a collector publishes: `readAt` (exporter clock, epoch ms) says how old it is. */
+export interface Published {
+  readonly readAt: number;
+}
+
+/** A published value and the last moment (exporter clock, epoch ms) the other collectors see it. */
+export interface SharedEntry {
+  readonly value: Published;
+  readonly until: number;
+}
+
+/** The shared values as a run sees them: a publisher that keeps failing steers the others no longer than its own series are served. */
+export function sharedView(entries: ReadonlyMap<string, SharedEntry>, now: () => Date): CollectorContext<TargetKind, unknown>['shared'] {
+  return {
+    get: <T extends Published>(key: SharedKey<T>): T | undefined => {
+      const entry = entries.get(key.id);
+      return entry && now().getTime() <= entry.until ? (entry.value as T) : undefined;
+    },
+  };
 }
 
 export interface CollectorContext<K extends TargetKind, S> {
@@ -38,7 +59,7 @@ export interface CollectorContext<K extends TargetKind, S> {
   readonly logger: Logger;
   /** the collector's state after its last successful run (undefined until one succeeds) */
   readonly state: S | undefined;
-  readonly shared: { get<T>(key: SharedKey<T>): T | undefined };
+  readonly shared: { get<T extends Published>(key: SharedKey<T>): T | undefined };
   /** wall clock (tests may replace it) */
   now(): Date;
   /**
@@ -58,7 +79,7 @@ export interface CollectResult<S> {
   /** the state the next run starts from; kept only if this run succeeds */
   state?: S;
   /** values for the other collectors of this target; published only if this run succeeds */
-  publish?: Array<[SharedKey<unknown>, unknown]>;
+  publish?: Array<[SharedKey<Published>, Published]>;
   /** items read, for logs and spans (the HTTP client counts the requests) */
   items?: number;
   /** the estate's events this run admitted (each once), forwarded over OTLP only if this run succeeds */

@@ -4,7 +4,8 @@ import type { ExporterConfig, TargetConfig } from '../config/load';
 import type { AnyClient } from '../clients';
 import { ApiError } from '../clients/errors';
 import { countingRequests, type RunCount } from '../clients/run-requests';
-import { PermissionDenied, type AnyCollector, type CollectResult, type SharedKey } from '../collectors/types';
+import { PermissionDenied, sharedView, type AnyCollector, type CollectResult, type SharedEntry } from '../collectors/types';
+import { scheduleIntervalSeconds } from './interval';
 import type { EstateEventForwarder } from '../otlp/forwarder';
 import type { SnapshotStore } from '../snapshot/store';
 import { metricFamily } from '../metrics/catalog';
@@ -17,7 +18,7 @@ export interface TargetRuntime {
   /** replaced by a reload that changes only the target's `collectors:` settings */
   config: TargetConfig;
   readonly client: AnyClient;
-  readonly shared: Map<string, unknown>;
+  readonly shared: Map<string, SharedEntry>;
 }
 
 export type RunResult = 'success' | 'failure' | 'skipped';
@@ -148,15 +149,15 @@ export class CollectorJob {
         reject(limit.timedOut ? new CollectorTimeoutError(this.name, timeoutMs) : (controller.signal.reason as Error));
       }),
     );
-    const shared = this.runtime.shared;
     const now = this.deps.now ?? (() => new Date());
+    const settings = this.deps.settings();
     const context = {
       target: this.runtime.config,
       client: this.runtime.client,
-      settings: this.deps.settings(),
+      settings,
       logger,
       state: this.state,
-      shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
+      shared: sharedView(this.runtime.shared, now),
       now,
       collectingSince: (this.collectingSince ??= now()),
       forwards: this.deps.events?.forwards,
@@ -177,7 +178,9 @@ export class CollectorJob {
     this.cutOffAtMs = undefined;
     const collectingSince = this.collectingSince as Date;
     if (this.countsEvents) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
-    for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, value);
+    // seen until staleAfter past this collector's next run, as its series are served
+    const seenForMs = scheduleIntervalSeconds(this.settings.schedule) * 1000 + this.deps.settings().staleAfter;
+    for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, { value, until: value.readAt + seenForMs });
     try {
       if (result.events) this.deps.events?.accept(target, result.events);
     } catch (error) {

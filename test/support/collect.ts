@@ -6,7 +6,7 @@ import pino, { type Logger } from 'pino';
 import { parseConfig, type ExporterConfig, type TargetConfig, type TargetKind } from '../../src/config/load';
 import { createClient, type ClientByKind } from '../../src/clients';
 import type { RequestObserver } from '../../src/clients/http';
-import type { CollectResult, CollectorDefinition, Forwarding, Labels, Sample, SharedKey } from '../../src/collectors/types';
+import { sharedView, type CollectResult, type CollectorDefinition, type Forwarding, type Labels, type Published, type Sample, type SharedEntry } from '../../src/collectors/types';
 import type { Simulator } from '../../simulator/types';
 import { prepareResult } from '../../src/exporters/prepared';
 
@@ -37,6 +37,9 @@ export function clientFor<K extends TargetKind>(target: TargetConfig & { kind: K
   return createClient(target, { logger: silentLogger, ...(observer ? { observer } : {}) }) as ClientByKind[K];
 }
 
+/** A published value as the scheduler keeps it, seen for staleAfter (a collector run alone has no schedule). */
+const entry = (value: Published, staleAfterMs: number): SharedEntry => ({ value, until: value.readAt + staleAfterMs });
+
 /** Runs a collector once, the way the scheduler does, but without committing anything. */
 export async function runCollector<K extends TargetKind, S>(
   definition: CollectorDefinition<K, S>,
@@ -60,6 +63,7 @@ export async function runCollector<K extends TargetKind, S>(
 ): Promise<CollectResult<S>> {
   const now = options.now ?? (() => new Date());
   const shared = options.shared ?? new Map<string, unknown>();
+  const settings = defaultSettings(options.settings);
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new Error('collector time limit')), options.timeoutMs ?? 30_000);
   try {
@@ -67,10 +71,10 @@ export async function runCollector<K extends TargetKind, S>(
       {
         target: options.target,
         client: options.client,
-        settings: defaultSettings(options.settings),
+        settings,
         logger: options.logger ?? silentLogger,
         state: options.state,
-        shared: { get: <T>(key: SharedKey<T>) => shared.get(key.id) as T | undefined },
+        shared: sharedView(new Map([...shared].map(([id, value]) => [id, entry(value as Published, settings.staleAfter)])), now),
         now,
         collectingSince: options.collectingSince ?? now(),
         ...(options.timeLimit ? { timeLimit: options.timeLimit } : {}),

@@ -35,7 +35,8 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   ],
   async collect(ctx, signal) {
     const now = ctx.now().getTime();
-    const raw = await readAssets(ctx, signal);
+    const policies = await currentPolicies(ctx, signal);
+    const raw = await readAssets(ctx, signal, policies);
     const published = ctx.shared.get(LATEST_COPY_TIMES);
     const ownLatest = await askLatestCopies(ctx, raw, published, now, signal);
     const assets = new Map<string, AssetRecord>();
@@ -44,7 +45,6 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       const times = [asset.lastAvailableCopyTime, own ? own.newest : published?.newest.get(asset.id)].filter((time) => time != null);
       assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : null });
     }
-    const policies = await currentPolicies(ctx, signal);
     return {
       samples: assetSamples(ctx.target.name, assets, ctx.settings, policies),
       state: { ownLatest },
@@ -70,7 +70,7 @@ async function askLatestCopies(
     // asked again once old: the latest-copies collector may be disabled or failing
     const own = kept && now - kept.checkedAt < OWN_LATEST_MAX_AGE_MS ? kept : undefined;
     const publishedKnows = published?.newest.has(asset.id) ?? false;
-    if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).checkedAt)) ownLatest.set(asset.id, own);
+    if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).readAt)) ownLatest.set(asset.id, own);
     else if (!own && !publishedKnows) unknown.push(asset.id);
   }
   for (const [id, newest] of await newestCopies(ctx, unknown, signal)) ownLatest.set(id, { checkedAt: now, newest });

@@ -11,7 +11,7 @@ export const latestCopiesCollector = defineCollector<'management'>({
   // reads the asset list the assets collector publishes (else it would read the list itself)
   after: ['assets'],
   async collect(ctx, signal) {
-    const checkedAt = ctx.now().getTime();
+    const readAt = ctx.now().getTime();
     const list = await currentAssets(ctx, signal);
     const newest = await newestCopies(ctx, [...list.assets.keys()], signal);
     let lagging = 0;
@@ -21,7 +21,7 @@ export const latestCopiesCollector = defineCollector<'management'>({
     }
     return {
       samples: [{ name: 'dataprotect_assets_copy_time_lagging', labels: { target: ctx.target.name }, value: lagging }],
-      publish: [[LATEST_COPY_TIMES, { checkedAt, newest }]],
+      publish: [[LATEST_COPY_TIMES, { readAt, newest }]],
       items: newest.size,
     };
   },

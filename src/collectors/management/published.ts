@@ -6,7 +6,7 @@ import type { ExporterConfig } from '../../config/load';
 import { forEachConcurrent } from '../shared/concurrency';
 import { chunks } from '../shared/chunks';
 import { uniqueBy } from '../shared/unique';
-import { SharedKey, type CollectorContext } from '../types';
+import { SharedKey, type CollectorContext, type Published } from '../types';
 import { readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
 
 /** One non-deleted asset as the collectors need it. */
@@ -42,7 +42,7 @@ export interface Policies {
 
 /** Newest copy createTime per asset from latest-copies. An id present with null: asked, and the asset has no copy. */
 export interface LatestCopyTimes {
-  readonly checkedAt: number;
+  readonly readAt: number;
   readonly newest: ReadonlyMap<string, number | null>;
 }
 
@@ -60,15 +60,9 @@ export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.cop
 
 type ManagementContext = CollectorContext<'management', unknown>;
 
-/** The published value, or `read()` when none is or it is older than staleAfter: a failing publisher must not steer the others forever. */
-async function publishedOrRead<T extends { readAt: number }>(
-  ctx: ManagementContext,
-  key: SharedKey<T>,
-  read: () => Promise<T>,
-): Promise<T> {
-  const published = ctx.shared.get(key);
-  if (published && ctx.now().getTime() - published.readAt <= ctx.settings.staleAfter) return published;
-  return read();
+/** The published value, or `read()` when none is younger than staleAfter (what ctx.shared shows). */
+async function publishedOrRead<T extends Published>(ctx: ManagementContext, key: SharedKey<T>, read: () => Promise<T>): Promise<T> {
+  return ctx.shared.get(key) ?? read();
 }
 
 /** The asset list the assets collector published, or a fresh read. */
@@ -94,12 +88,11 @@ export async function readPolicies(ctx: ManagementContext, signal: AbortSignal):
   return uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id).unique;
 }
 
-/** Every non-deleted asset (serial paging). */
-export async function readAssets(ctx: ManagementContext, signal: AbortSignal): Promise<Map<string, AssetRecord>> {
-  const policies = ctx.shared.get(POLICIES)?.byId;
+/** Every non-deleted asset (serial paging); `policies` name the policies of assets whose answer does not. */
+export async function readAssets(ctx: ManagementContext, signal: AbortSignal, policies = ctx.shared.get(POLICIES)): Promise<Map<string, AssetRecord>> {
   const assets = new Map<string, AssetRecord>();
   for await (const page of ctx.client.assets({}, signal)) {
-    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policies));
+    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policies?.byId));
   }
   return assets;
 }
