@@ -1,5 +1,5 @@
-import { ApiError } from '../../clients/errors';
 import { ENDPOINTS } from '../../clients/management/endpoints';
+import { countSkippedItem } from '../../clients/run-requests';
 import type { ComplianceDetail } from '../../clients/management/schemas';
 import { defineCollector } from '../types';
 import { Tally } from '../shared/tally';
@@ -12,7 +12,8 @@ const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
  * Compliance results by policy and verified-objective status (unknown statuses pass through). The listing is history, one record
  * per verification run: only the latest run of each asset and stage counts, by completionTime (else createdAt), whatever the
  * listing order; records naming no asset count each on their own. The status is verifiedObjectives.status (an array counts each
- * objective), else a flat `status` (api-notes). A result with neither fails the run: a made-up status would be a wrong number.
+ * objective), else a flat `status` (api-notes). A record with neither is skipped and counted: a made-up status would be a wrong
+ * number, and one such record must not cost the listing (its asset's latest readable run counts).
  */
 export const complianceCollector = defineCollector<'management'>({
   name: 'compliance',
@@ -23,20 +24,22 @@ export const complianceCollector = defineCollector<'management'>({
   async collect(ctx, signal) {
     const target = ctx.target.name;
     const tally = new Tally<[string, string]>();
-    const latest = new Map<string, { detail: ComplianceDetail; index: number }>();
+    const latest = new Map<string, { detail: ComplianceDetail; statuses: string[] }>();
     let items = 0;
     for await (const page of ctx.client.complianceDetails({}, signal)) {
       for (const detail of page) {
         const index = items++;
+        const statuses = statusesOf(detail, index);
+        if (!statuses) continue;
         const key = detail.assetId ? compositeKey([detail.assetId, detail.stageId ?? detail.protectionPolicyId ?? '']) : `#${index}`;
         const known = latest.get(key);
-        if (!known || !isOlder(detail, known.detail)) latest.set(key, { detail, index });
+        if (!known || !isOlder(detail, known.detail)) latest.set(key, { detail, statuses });
       }
     }
-    for (const { detail, index } of latest.values()) {
+    for (const { detail, statuses } of latest.values()) {
       const policy = detail.policyName ?? detail.protectionPolicyId ?? '';
       for (const status of KNOWN_STATUSES) tally.add([policy, status], 0);
-      for (const status of statusesOf(detail, index)) tally.add([policy, status]);
+      for (const status of statuses) tally.add([policy, status]);
     }
     return { samples: tally.samples('dataprotect_compliance_objectives', { target }, ['policy', 'status']), items };
   },
@@ -49,7 +52,8 @@ function isOlder(candidate: ComplianceDetail, known: ComplianceDetail): boolean 
   return knownTime != null && candidateTime < knownTime;
 }
 
-function statusesOf(detail: ComplianceDetail, index: number): string[] {
+/** The record's statuses; undefined (the record skipped and counted) when it has none. */
+function statusesOf(detail: ComplianceDetail, index: number): string[] | undefined {
   const objectives = detail.verifiedObjectives;
   if (Array.isArray(objectives)) {
     const statuses = objectives.map((objective) => objective.status).filter((s): s is string => typeof s === 'string' && s !== '');
@@ -58,6 +62,7 @@ function statusesOf(detail: ComplianceDetail, index: number): string[] {
     return [objectives.status];
   }
   if (detail.status) return [detail.status];
-  const problem = `item ${index} (asset ${String(detail.assetId).slice(0, 64)}): no verifiedObjectives.status or status`;
-  throw new ApiError('protocol', ENDPOINTS.complianceDetails, problem);
+  const id = detail.assetId?.slice(0, 64);
+  countSkippedItem({ endpoint: ENDPOINTS.complianceDetails, id, problem: `item ${index}: no verifiedObjectives.status or status`, reason: 'missing_field' });
+  return undefined;
 }
