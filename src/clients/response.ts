@@ -58,8 +58,14 @@ export function validate<S extends z.ZodType>(value: unknown, endpoint: string, 
   throw new ApiError('protocol', endpoint, `unexpected response shape: ${summarize(checked.problems, MAX_ISSUES)}`, status);
 }
 
-/** The items that pass the schema, in order; one that fails is left out and counted (countSkippedItem), and costs only itself. */
-export function validateItems<S extends z.ZodType>(schema: S, items: readonly unknown[], endpoint: string, at: string): Array<z.output<S>> {
+/** The items that pass the schema, in order; one that fails is left out, counted (countSkippedItem) and handed to `skipped`. */
+export function validateItems<S extends z.ZodType>(
+  schema: S,
+  items: readonly unknown[],
+  endpoint: string,
+  at: string,
+  skipped?: (item: unknown) => void,
+): Array<z.output<S>> {
   const valid: Array<z.output<S>> = [];
   for (let index = 0; index < items.length; index++) {
     const item = items[index];
@@ -68,6 +74,7 @@ export function validateItems<S extends z.ZodType>(schema: S, items: readonly un
       valid.push(checked.value);
       continue;
     }
+    skipped?.(item);
     const id = item && typeof item === 'object' ? (item as { id?: unknown }).id : undefined;
     countSkippedItem({
       endpoint,

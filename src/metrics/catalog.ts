@@ -63,7 +63,7 @@ const families = [
     help: 'One per asset that is not deleted; value 1.' },
   { name: 'dataprotect_asset_last_copy_timestamp_seconds', type: 'gauge', labels: ASSET,
     help: "Time of the asset's newest live copy (lastAvailableCopyTime, or the newest createTime latest-copies names, copies in a " +
-      "deletion state left out); absent for an asset with no copy." },
+      "deletion state left out); absent for an asset with no copy, or whose latest-copies item was unreadable (a skipped item)." },
   { name: 'dataprotect_asset_rpo_seconds', type: 'gauge', labels: ASSET,
     help: "Recovery point objective of the protected asset: its policy's, as in dataprotect_policy_rpo_seconds." },
   { name: 'dataprotect_asset_size_bytes', type: 'gauge', labels: ASSET, help: 'Size of the asset.' },
@@ -80,7 +80,7 @@ const families = [
   { name: 'dataprotect_assets', type: 'gauge', labels: ['target', 'asset_type', 'protection_status'],
     help: 'Count of assets that are not deleted.' },
   { name: 'dataprotect_assets_without_copy', type: 'gauge', labels: ['target', 'asset_type', 'protection_status'],
-    help: 'Count of assets with no copy at all.' },
+    help: 'Count of assets with no copy at all (an asset whose latest-copies item was unreadable is not counted).' },
   { name: 'dataprotect_assets_copy_time_lagging', type: 'gauge', labels: ['target'],
     help: "Assets whose lastAvailableCopyTime is missing or older than their newest copy (the service's own index lags); their newest " +
       "copy time comes from latest-copies." },

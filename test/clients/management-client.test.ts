@@ -132,8 +132,21 @@ describe('management client against the simulator', () => {
       const copy = sim.estate.management.latestCopy(id);
       return copy ? [{ assetId: id, createTime: Date.parse(copy.createTime) }] : [];
     });
-    expect(latest.map((c) => ({ assetId: c.assetId, createTime: c.createTime }))).toEqual(expected);
+    expect(latest.copies.map((c) => ({ assetId: c.assetId, createTime: c.createTime }))).toEqual(expected);
+    expect(latest.unreadable).toEqual([]);
     expect(sim.stats.count('management', '/api/v2/latest-copies')).toBe(1);
+  });
+
+  it("names the assets of latest-copies items that fail their checks: an unreadable item is no claim of 'no copy'", async () => {
+    const ids = sim.estate.management.assets().slice(0, 100).map((a) => a.id);
+    const withCopies = ids.filter((id) => sim.estate.management.latestCopy(id));
+    sim.faults.add({ api: 'management', path: '/api/v2/latest-copies', times: 1, fault: { kind: 'item', index: 0, field: 'createTime', value: 17 } });
+    const first = await h.client.latestCopies(ids);
+    expect(first.unreadable).toEqual([withCopies[0]]);
+    expect(first.copies.map((c) => c.assetId)).toEqual(withCopies.slice(1));
+    sim.faults.add({ api: 'management', path: '/api/v2/latest-copies', times: 1, fault: { kind: 'item', index: 0, field: 'assetId', value: null } });
+    const second = await h.client.latestCopies(ids);
+    expect(second.unreadable).toEqual(ids); // an item naming no asset may be any one's
   });
 
   it('pages randomly where the endpoint offers nothing else, and records path templates only', async () => {

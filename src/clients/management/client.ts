@@ -48,6 +48,12 @@ const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
 export const LATEST_COPIES_BATCH = 100;
 
+/** latest-copies' answer: the copies, and the assets one of whose items failed its checks (their newest copy is unknown). */
+export interface LatestCopies {
+  copies: LatestCopy[];
+  unreadable: string[];
+}
+
 /** Client of the management service (/api/v2): a bearer login session, random and serial paging, one method per listing read. */
 export class ManagementClient extends ApiClient {
   private readonly fetchPage: PageFetcher = (request) => this.fetchJson(request);
@@ -75,8 +81,8 @@ export class ManagementClient extends ApiClient {
    * The newest live copy of each given asset, in one request. The endpoint documents only `filter`, and with strict REST
    * validation the service answers 400 to page or pageSize: the batch fits the default page; more pages are an error, not a cut.
    */
-  async latestCopies(assetIds: readonly string[], signal?: AbortSignal): Promise<LatestCopy[]> {
-    if (assetIds.length === 0) return [];
+  async latestCopies(assetIds: readonly string[], signal?: AbortSignal): Promise<LatestCopies> {
+    if (assetIds.length === 0) return { copies: [], unreadable: [] };
     if (assetIds.length > LATEST_COPIES_BATCH) throw new RangeError(`latest-copies takes at most ${LATEST_COPIES_BATCH} ids a request`);
     const endpoint = ENDPOINTS.latestCopies;
     const filter = and(isIn('assetId', assetIds), liveCopiesOnly()).toString();
@@ -88,7 +94,12 @@ export class ManagementClient extends ApiClient {
       const problem = `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`;
       throw new ApiError('protocol', endpoint, problem, status);
     }
-    return validateItems(latestCopySchema, envelope.content, endpoint, 'content').filter(isLiveCopy);
+    const unreadable: string[] = [];
+    const skipped = (item: unknown): void => {
+      const assetId = (item as { assetId?: unknown } | null)?.assetId;
+      unreadable.push(...(typeof assetId === 'string' ? [assetId] : assetIds)); // an item naming no asset may be any one's
+    };
+    return { copies: validateItems(latestCopySchema, envelope.content, endpoint, 'content', skipped).filter(isLiveCopy), unreadable };
   }
 
   /** No filter, so no ranges: of over 10,000 rows the first 10,000 are readable by documented means; a warning says how many are not. */

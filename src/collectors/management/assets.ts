@@ -42,8 +42,10 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
     const assets = new Map<string, AssetRecord>();
     for (const asset of raw.values()) {
       const own = ownLatest.get(asset.id);
-      const times = [asset.lastAvailableCopyTime, own ? own.newest : published?.newest.get(asset.id)].filter((time) => time != null);
-      assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : null });
+      const asked = own ? own.newest : published?.newest.get(asset.id);
+      const times = [asset.lastAvailableCopyTime, asked].filter((time) => time != null);
+      // unknown, not "no copy", when latest-copies' answer for it was unreadable
+      assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : asked === undefined ? undefined : null });
     }
     return {
       samples: assetSamples(ctx.target.name, assets, ctx.settings, policies),
@@ -93,7 +95,7 @@ function assetSamples(
     if (!perAssetSeriesFor(settings, asset)) continue;
     const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
     samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
-    if (asset.newestCopyTime !== null) {
+    if (asset.newestCopyTime != null) {
       samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
     }
     if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });

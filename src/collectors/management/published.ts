@@ -23,8 +23,8 @@ export interface AssetRecord {
   readonly lastAvailableCopyTime: number | null;
   readonly updatedAt: number | null;
   readonly size: number | null;
-  /** newest copy known from every source (lastAvailableCopyTime, latest-copies); null = no copy at all */
-  readonly newestCopyTime: number | null;
+  /** newest copy known from every source (lastAvailableCopyTime, latest-copies); null = no copy at all; undefined = unknown */
+  readonly newestCopyTime: number | null | undefined;
 }
 
 export interface AssetList {
@@ -132,7 +132,7 @@ export function perAssetSeriesFor(settings: ExporterConfig['collection'], asset:
   return settings.perAssetSeries === 'all' || (settings.perAssetSeries === 'protected' && asset.protected);
 }
 
-/** The newest copy createTime of each asset (null: it has none), asked of latest-copies in batches. */
+/** The newest copy createTime of each asset (null: it has none; absent: its answer was unreadable), asked of latest-copies in batches. */
 export async function newestCopies(
   ctx: ManagementContext,
   ids: readonly string[],
@@ -140,11 +140,13 @@ export async function newestCopies(
 ): Promise<Map<string, number | null>> {
   const newest = new Map<string, number | null>(ids.map((id) => [id, null]));
   await forEachConcurrent(chunks(ids, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
-    for (const copy of await ctx.client.latestCopies(batch, signal)) {
+    const { copies, unreadable } = await ctx.client.latestCopies(batch, signal);
+    for (const copy of copies) {
       if (!newest.has(copy.assetId)) continue; // an asset that was not asked for
       const known = newest.get(copy.assetId);
       if (known == null || copy.createTime > known) newest.set(copy.assetId, copy.createTime);
     }
+    for (const id of unreadable) newest.delete(id);
   });
   return newest;
 }

@@ -117,6 +117,20 @@ describe('assets collector', () => {
     expect(list.assets.size).toBe(live().length);
   });
 
+  it('counts an asset whose latest-copies item is unreadable neither as without copy nor with a made-up time', async () => {
+    // the first item of every latest-copies answer fails its checks
+    sim.faults.add({ api: 'management', path: '/api/v2/latest-copies', fault: { kind: 'item', index: 0, field: 'createTime', value: 17 } });
+    const result = await run(assetsCollector, sim, h);
+    const times = byAsset(result, 'dataprotect_asset_last_copy_timestamp_seconds');
+    const unknown = live().filter((a) => a.lastAvailableCopyTime === null && truthNewest(a) !== undefined && !times.has(a.id));
+    expect(unknown.length).toBe(Math.ceil(live().filter((a) => a.lastAvailableCopyTime === null).length / 100));
+    expect(counts(result, 'dataprotect_assets_without_copy')).toEqual(truthCounts(true));
+    // the others asked were read (a first run takes lastAvailableCopyTime as it is where there is one)
+    const asked = live().filter((a) => a.lastAvailableCopyTime === null && times.has(a.id));
+    for (const asset of asked) expect(times.get(asset.id)?.value).toBe(truthNewest(asset));
+    expect(asked.length).toBeGreaterThan(unknown.length);
+  });
+
   it('asks latest-copies again for assets without lastAvailableCopyTime once its own answer is old', async () => {
     const nullCount = live().filter((a) => a.lastAvailableCopyTime === null).length;
     const first = await run(assetsCollector, sim, h);
