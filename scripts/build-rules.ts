@@ -62,6 +62,7 @@ export const thresholdsSchema = z
     }),
     exporter: z.strictObject({
       targetDownFor: duration,
+      collectorFailingRuns: count,
       collectorFailingFor: duration,
       collectorStaleIntervals: z.number().min(1),
       collectorStaleMin: duration,
