@@ -464,7 +464,7 @@ describe('dashboards and alert rules on a real Prometheus scraping the exporter 
       expect(faults.weeklyAsset.rpoMs).toBeGreaterThan(7 * DAY_MS);
       const weeklyCopy = await prometheus.query(`dataprotect_asset_last_copy_timestamp_seconds{asset_id="${faults.weeklyAsset.id}"}`);
       expect(weeklyCopy.map((s) => Number(s.value[1]))).toEqual([faults.weeklyAsset.lastCopyMs / 1000]);
-      for (const quiet of ['DataProtectTargetDown', 'DataProtectCollectorFailing', 'DataProtectCollectorDataStale', 'DataProtectExporterDown', 'DataProtectExporterAbsent']) {
+      for (const quiet of ['DataProtectTargetDown', 'DataProtectCollectorFailing', 'DataProtectCollectorDataStale', 'DataProtectProtectionUnmonitored', 'DataProtectExporterDown', 'DataProtectExporterAbsent']) {
         expect({ alert: quiet, active: names(quiet).map((a) => a.labels) }).toEqual({ alert: quiet, active: [] });
       }
       // Storage: exactly what the simulator's capacity figures call for (part of the truth above).

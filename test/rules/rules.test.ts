@@ -28,6 +28,7 @@ const REQUIRED_ALERTS = [
   'DataProtectTargetDown',
   'DataProtectCollectorFailing',
   'DataProtectCollectorDataStale',
+  'DataProtectProtectionUnmonitored',
   'DataProtectExporterDown',
   'DataProtectExporterAbsent',
   'DataProtectConfigReloadFailed',
