@@ -26,7 +26,7 @@ function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
 /** The exporter's view of each collector and target, computed at scrape time from the records. */
 function statusSamples(records: readonly CollectorRecord[]): Sample[] {
   const samples: Sample[] = [];
-  const latestRunByTarget = new Map<string, CollectorRecord>();
+  const reach = new Map<string, { kind: CollectorRecord['kind']; reachedAt: number; unreachableSince: number }>();
   for (const record of records) {
     const labels = { target: record.target, collector: record.collector };
     samples.push({ name: 'dataprotect_collector_schedule_interval_seconds', labels, value: record.scheduleIntervalSeconds });
@@ -42,16 +42,15 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
     if (record.lastSuccessAt !== undefined) {
       samples.push({ name: 'dataprotect_collector_last_success_timestamp_seconds', labels, value: record.lastSuccessAt / 1000 });
     }
-    const latest = latestRunByTarget.get(record.target);
-    if (!latest || (latest.lastRunEndAt ?? 0) < record.lastRunEndAt) latestRunByTarget.set(record.target, record);
+    const target = reach.get(record.target) ?? { kind: record.kind, reachedAt: -Infinity, unreachableSince: Infinity };
+    if (record.unreachableSince === undefined) target.reachedAt = Math.max(target.reachedAt, record.lastRunEndAt);
+    else target.unreachableSince = Math.min(target.unreachableSince, record.unreachableSince);
+    reach.set(record.target, target);
   }
-  // A target is up when its latest run reached the API: a run that failed on bad data still proves the source answered.
-  for (const record of latestRunByTarget.values()) {
-    samples.push({
-      name: 'dataprotect_up',
-      labels: { target: record.target, kind: record.kind },
-      value: record.lastRunSucceeded || !record.lastRunUnreachable ? 1 : 0,
-    });
+  // A target is down once a run could not reach its API and none has since: a run that failed on bad data still proves the source
+  // answered, and one endpoint failing while the others answer leaves it up, whichever run ended last.
+  for (const [target, { kind, reachedAt, unreachableSince }] of reach) {
+    samples.push({ name: 'dataprotect_up', labels: { target, kind }, value: reachedAt > unreachableSince || unreachableSince === Infinity ? 1 : 0 });
   }
   return samples;
 }

@@ -18,7 +18,7 @@ const ACTIVITY = ['target', 'class_type', 'category'] as const;
 /** The exporter's own families (its status series and self-metrics, src/exporters): no collector emits them. */
 const exporterFamilies = [
   { name: 'dataprotect_up', type: 'gauge', labels: ['target', 'kind'],
-    help: '1 when the last collection of this target logged in and read its API.' },
+    help: '0 once a run could not reach the target (network, time limit, login, 5xx) and none has reached it since; else 1.' },
   { name: 'dataprotect_collector_success', type: 'gauge', labels: ['target', 'collector'],
     help: "1 when the collector's last run succeeded." },
   { name: 'dataprotect_collector_duration_seconds', type: 'gauge', labels: ['target', 'collector'],

@@ -22,8 +22,8 @@ export interface CollectorRecord {
   readonly lastRunEndAt?: number;
   readonly lastRunSucceeded?: boolean;
   readonly lastDurationSeconds?: number;
-  /** the last failure made the source unreachable (network, timeout, login, 5xx) */
-  readonly lastRunUnreachable?: boolean;
+  /** end of the first of the runs up to the last that could not reach the source (network, timeout, login, 5xx); undefined: it did */
+  readonly unreachableSince?: number;
   readonly lastError?: string;
   readonly runs: number;
   readonly failures: number;
@@ -88,8 +88,8 @@ export class SnapshotStore {
     const ended = { lastRunEndAt: report.endedAt, lastRunSucceeded: report.ok, lastDurationSeconds: report.durationSeconds };
     this.update(target, collector, report.ok, (record) =>
       report.ok
-        ? { ...record, ...ended, result: report.result, lastSuccessAt: report.endedAt, lastRunUnreachable: false, lastError: undefined }
-        : { ...record, ...ended, lastRunUnreachable: report.unreachable, lastError: report.error, failures: record.failures + 1 },
+        ? { ...record, ...ended, result: report.result, lastSuccessAt: report.endedAt, unreachableSince: undefined, lastError: undefined }
+        : { ...record, ...ended, unreachableSince: unreachableSince(record, report), lastError: report.error, failures: record.failures + 1 },
     );
   }
 
@@ -115,7 +115,7 @@ export class SnapshotStore {
   /** The collection side stopped: every collector's current run failed with `error` (its series go stale as usual). */
   collectionLost(error: string, at: number): void {
     for (const [key, record] of this.records) {
-      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, lastRunUnreachable: false, lastError: error });
+      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, unreachableSince: undefined, lastError: error });
     }
   }
 
@@ -140,6 +140,10 @@ export class SnapshotStore {
 
 /** What a record says about the runs that ended (kept by mirror() while a restarted collection side has none). */
 function lastRunOf(record: CollectorRecord): Partial<CollectorRecord> {
-  const { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunUnreachable, lastError } = record;
-  return { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunUnreachable, lastError };
+  const { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, unreachableSince, lastError } = record;
+  return { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, unreachableSince, lastError };
+}
+
+function unreachableSince(record: CollectorRecord, failure: RunReport & { ok: false }): number | undefined {
+  return failure.unreachable ? (record.unreachableSince ?? failure.endedAt) : undefined;
 }

@@ -137,6 +137,27 @@ describe('MetricsRenderer', () => {
     expect(versionsIn(await renderedText(clockRenderer)).count).toBe(0);
     expect(versionsIn(await renderedText(clockRenderer)).count).toBe(0);
   });
+
+  it('keeps a target up while one endpoint fails and others answer, whichever run ended last; down once none answers', async () => {
+    store.register('t', 'management', 'audit-logs', 60);
+    const up = async (): Promise<string | undefined> => /^dataprotect_up\{[^}]*\} (\d)$/m.exec(await renderedText(renderer))?.[1];
+    const fails = (collector: string, endedAt: number): void =>
+      store.runFinished('t', collector, { ok: false, durationSeconds: 1, endedAt, error: 'HTTP 500', unreachable: true });
+    const succeeds = (collector: string, endedAt: number): void =>
+      store.runFinished('t', collector, { ok: true, durationSeconds: 1, endedAt, result: prepareResult({ samples: [] }) });
+    fails('audit-logs', 1_000);
+    succeeds('assets', 2_000);
+    expect(await up()).toBe('1');
+    fails('audit-logs', 3_000); // the failing endpoint's run ends last
+    expect(await up()).toBe('1');
+    succeeds('assets', 4_000);
+    expect(await up()).toBe('1');
+    // the source goes: a run of every collector fails to reach it
+    fails('assets', 5_000);
+    expect(await up()).toBe('0');
+    store.runFinished('t', 'audit-logs', { ok: false, durationSeconds: 1, endedAt: 6_000, error: 'bad JSON', unreachable: false });
+    expect(await up()).toBe('1'); // an answer, however bad, is the source answering
+  });
 });
 
 describe('scrapes over HTTP while results are published', () => {

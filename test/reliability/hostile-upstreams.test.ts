@@ -100,7 +100,7 @@ describe('hostile management look-alikes', () => {
       expect([...errorsOf('html')].length).toBeGreaterThan(0);
       for (const error of errorsOf('html')) expect(error).toMatch(/^\/api\/v2\/[^:]+: malformed JSON in a 55-byte body/);
       for (const error of errorsOf('stall')) expect(error).toMatch(/^\/api\/v2\/[^:]+: no answer within 1000 ms$/);
-      expect(records.filter((r) => r.target === 'stall').every((r) => r.lastRunUnreachable)).toBe(true);
+      expect(records.filter((r) => r.target === 'stall').every((r) => r.unreachableSince !== undefined)).toBe(true);
       expect(otherRequests).toBe(0);
     } finally {
       await runtime.stop();

@@ -134,7 +134,7 @@ describe('runtime: snapshot, staleness, time limits', () => {
     const record = runtime.store.get('t', 'slow')!;
     expect(record.lastError).toMatch(/did not finish within its time limit of 300 ms/);
     expect(record.skippedRuns).toBe(1);
-    expect(record.lastRunUnreachable).toBe(false); // slow is not down: dataprotect_up stays 1
+    expect(record.unreachableSince).toBeUndefined(); // slow is not down: dataprotect_up stays 1
     await runtime.stop();
   });
 

@@ -39,7 +39,8 @@ it('a 403 fails the run with success 0 and one warning naming the role across ru
       sim.clock.advance(5 * 60_000);
     }
     const record = store.get(target.name, cloudDrSessionsCollector.name);
-    expect(record).toMatchObject({ lastRunSucceeded: false, lastRunUnreachable: false, failures: 3 });
+    expect(record).toMatchObject({ lastRunSucceeded: false, failures: 3 });
+    expect(record?.unreachableSince).toBeUndefined(); // a 403 is the API answering
     expect(record?.lastError).toMatch(/needs the Administrator or Restore Administrator role/);
     const warnings = lines.filter((line) => line.level >= 40);
     expect(warnings.map((line) => line.msg)).toEqual([expect.stringMatching(/cloud-dr-sessions collector needs the Administrator or Restore Administrator role/)]);
