@@ -251,6 +251,57 @@ describe('management client: listings that never end', () => {
   });
 });
 
+describe('management client: a listing read in ranges of the key', () => {
+  const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
+  const clients: ManagementClient[] = [];
+  const clientWith = (overrides: Record<string, unknown>): ManagementClient => {
+    const client = makeClient(overrides);
+    clients.push(client);
+    return client;
+  };
+  beforeEach(() => {
+    requests.length = 0;
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  const policyRequests = (): number => requests.filter((r) => r.startsWith('GET /api/v2/protection-policies')).length;
+  /** The id range a request's filter asks for, as key-space points (16^8 of them), or undefined for the whole query. */
+  const rangeOf = (url: URL): { lo: number; hi: number } | undefined => {
+    const filter = url.searchParams.get('filter') ?? '';
+    const bound = (op: string) => filter.match(new RegExp(`id ${op} "([0-9a-f]*)"`))?.[1];
+    const point = (hex: string) => parseInt(hex.padEnd(8, '0'), 16);
+    const [ge, lt] = [bound('ge'), bound('lt')];
+    return ge === undefined && lt === undefined ? undefined : { lo: ge ? point(ge) : 0, hi: lt ? point(lt) : 16 ** 8 };
+  };
+  const answer = (url: URL, total: number, content: unknown[]) => ({
+    status: 200,
+    body: { content, page: { number: Number(url.searchParams.get('page')), totalPages: Math.ceil(total / 1000), totalElements: total } },
+  });
+
+  it('a range counting more results than the query it narrows fails the listing at once, without a request storm', async () => {
+    handler = (url) => answer(url, rangeOf(url) ? 100_000_000 : 20_000, [policy('p1')]);
+    await expect(collectAll(clientWith({ pageSize: 1000 }).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: 100000000 results with id from "0" on: more than the 20000 it is part of',
+    });
+    expect(policyRequests()).toBe(2);
+  });
+
+  it('ranges that split without end stop at the requests maxListingItems allows', async () => {
+    // every range wider than 16^6 points claims the whole count; narrower ones are empty: some 360 requests, no rows, no error
+    handler = (url) => {
+      const range = rangeOf(url);
+      return answer(url, !range || range.hi - range.lo > 16 ** 6 ? 20_000 : 0, []);
+    };
+    await expect(collectAll(clientWith({ pageSize: 1000, maxListingItems: 20_000 }).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: not read after 26 requests, the most maxListingItems (20000) allows',
+    });
+    expect(policyRequests()).toBe(26);
+  });
+});
+
 async function first<T>(pages: AsyncGenerator<T[]>): Promise<T[]> {
   const next = await pages.next();
   await pages.return(undefined);

@@ -13,7 +13,8 @@ import type { z } from 'zod';
 import { ApiError } from '../errors';
 import { and, isNull, lt, ge, type Filter } from './filter';
 import type { JsonAnswer } from '../api-client';
-import { RANDOM_PAGING_LIMIT, randomPageRequest, randomPages, randomPagingTotal, type ListSpec, type PageFetcher } from './paging';
+import { RANDOM_PAGING_LIMIT, maxPages, randomPageRequest, randomPages, randomPagingTotal } from './paging';
+import type { ListSpec, PageFetcher } from './paging';
 
 /** The field the ranges are taken on, and whether a row may lack it (then `eq null` is a partition of its own). */
 export interface PartitionKey {
@@ -27,20 +28,22 @@ const ROWS_PER_RANGE = 9_000;
 const BOUNDARY_DIGITS = 8;
 const KEY_SPACE = 16 ** BOUNDARY_DIGITS;
 
-/** [lo, hi) over the hex key space; lo 0 has no lower bound and hi KEY_SPACE no upper one. */
+/** [lo, hi) over the hex key space (lo 0 has no lower bound, hi KEY_SPACE no upper one), and the count of the range it was split from. */
 interface KeyRange {
   lo: number;
   hi: number;
+  of: number;
 }
 
 export async function* partitionedRandomPages<S extends z.ZodType>(
-  fetchPage: PageFetcher,
+  fetchAny: PageFetcher,
   whole: ListSpec<S>,
   key: PartitionKey,
   signal: AbortSignal | undefined,
   logger: Logger,
   concurrency: number,
 ): AsyncGenerator<Array<z.output<S>>> {
+  const fetchPage = withRequestBound(fetchAny, whole);
   const probe = await firstPage(fetchPage, whole, signal);
   if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {
     yield* randomPages(fetchPage, whole, signal, concurrency, probe.answer);
@@ -52,7 +55,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     throw new ApiError('protocol', whole.endpoint, what, probe.answer.status);
   }
   const { field, nullable } = key;
-  const pending: Array<KeyRange | 'null'> = split({ lo: 0, hi: KEY_SPACE }, probe.total);
+  const pending: Array<KeyRange | 'null'> = split({ lo: 0, hi: KEY_SPACE, of: probe.total }, probe.total);
   if (nullable) pending.push('null');
   let readTotal = 0;
   let ranges = 0;
@@ -60,9 +63,12 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     const spec = { ...whole, filter: and(whole.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)) };
     const first = await firstPage(fetchPage, spec, signal);
     const total = first.total ?? 0;
+    const what = part === 'null' ? `${field} eq null` : `${field} from "${boundary(part.lo)}" on`;
+    const of = part === 'null' ? probe.total : part.of;
+    // A range holding more than the query it narrows is a count made up: splitting by it would ask without end.
+    if (total > of) throw new ApiError('protocol', spec.endpoint, `${total} results with ${what}: more than the ${of} it is part of`);
     if (total > RANDOM_PAGING_LIMIT) {
       if (part === 'null' || part.hi - part.lo < 2) {
-        const what = part === 'null' ? `${field} eq null` : `${field} from "${boundary(part.lo)}" on`;
         const why = `more than the ${RANDOM_PAGING_LIMIT} random paging allows, and the range cannot be split further`;
         throw new ApiError('protocol', spec.endpoint, `${total} results with ${what}: ${why}`);
       }
@@ -88,13 +94,26 @@ async function firstPage<S extends z.ZodType>(
   return { answer, total: randomPagingTotal(answer.body, spec.endpoint, answer.status) };
 }
 
+/**
+ * `fetchPage` ending the listing past the requests maxListingItems' rows take in ranges: their pages, and per range a partly
+ * filled page and a discarded first page (when split); ranges split without end, or pages of one row, end there.
+ */
+function withRequestBound(fetchPage: PageFetcher, whole: ListSpec<z.ZodType>): PageFetcher {
+  const most = maxPages(whole) + 2 * Math.ceil(whole.maxItems / ROWS_PER_RANGE);
+  let asked = 0;
+  return async (request) => {
+    if (++asked <= most) return fetchPage(request);
+    throw new ApiError('protocol', whole.endpoint, `not read after ${most} requests, the most maxListingItems (${whole.maxItems}) allows`);
+  };
+}
+
 /** `total` rows' worth of a range in pieces of about ROWS_PER_RANGE: at least two, at most as many as it has points. */
 function split(range: KeyRange, total: number): KeyRange[] {
   const width = range.hi - range.lo;
   const count = Math.min(width, Math.max(2, Math.ceil(total / ROWS_PER_RANGE)));
   const parts: KeyRange[] = [];
   for (let i = 0; i < count; i++) {
-    parts.push({ lo: range.lo + Math.floor((width * i) / count), hi: range.lo + Math.floor((width * (i + 1)) / count) });
+    parts.push({ lo: range.lo + Math.floor((width * i) / count), hi: range.lo + Math.floor((width * (i + 1)) / count), of: total });
   }
   return parts;
 }
