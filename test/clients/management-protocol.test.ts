@@ -251,6 +251,45 @@ describe('management client: listings that never end', () => {
   });
 });
 
+describe('management client: pages that would be counted wrong', () => {
+  const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
+  const clients: ManagementClient[] = [];
+  const clientWith = (overrides: Record<string, unknown>): ManagementClient => {
+    const client = makeClient(overrides);
+    clients.push(client);
+    return client;
+  };
+  beforeEach(() => {
+    requests.length = 0;
+  });
+  afterEach(async () => {
+    await Promise.all(clients.splice(0).map((client) => client.close()));
+  });
+  const sentTo = (path: string): string[] => requests.filter((r) => r.startsWith(`GET ${path}`));
+  const pageOf = (url: URL): number => Number(url.searchParams.get('page'));
+
+  it('random: a page whose number is not the one asked (a proxy dropping `page`) fails the listing, copies not counted twice', async () => {
+    const copy = (id: string): Record<string, unknown> => ({ id, size: 100, location: 'LOCAL' });
+    handler = () => ({ status: 200, body: { content: [copy('c0'), copy('c1')], page: { size: 2, number: 1, totalPages: 3, totalElements: 6 } } });
+    await expect(collectAll(clientWith({ maxConcurrency: 1 }).assetCopies('asset-1'))).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/assets/{id}/copies: asked for page 2 and got page 1',
+    });
+    expect(sentTo('/api/v2/assets/asset-1/copies')).toHaveLength(2);
+  });
+
+  it('random: without a page number, a page past the first that opens with the first page\'s first row is the first page again', async () => {
+    handler = () => ({ status: 200, body: { content: [policy('p1'), policy('p2')], page: { totalPages: 3 } } });
+    await expect(collectAll(clientWith({ maxConcurrency: 1 }).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: asked for page 2 and got the first page again',
+    });
+    // pages that do differ are read whole, numbered or not
+    handler = (url) => ({ status: 200, body: { content: [policy(`a${pageOf(url)}`), policy(`b${pageOf(url)}`)], page: { totalPages: 3 } } });
+    expect((await collectAll(clientWith({}).protectionPolicies())).map((p) => p.id)).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
+  });
+});
+
 describe('management client: a listing read in ranges of the key', () => {
   const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
   const clients: ManagementClient[] = [];

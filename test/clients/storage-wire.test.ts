@@ -209,6 +209,34 @@ describe('StorageClient on the wire', () => {
     }
   });
 
+  it('refuses a page that is not the page asked: its alerts would be counted again', async () => {
+    const system = { id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' };
+    const alert = (id: number) => ({ id, severity: 'CRITICAL', class: 'Filesystem', status: 'active' });
+    const pageOf = (url: string): number => Number(new URL(url, 'http://x').searchParams.get('page'));
+    const small = clientFor(target({ pageSize: 2 }));
+    try {
+      // paging_info without current_page, and a server (or proxy) that ignores `page`: always the first two alerts of 5
+      handler = withDefaults((req) =>
+        req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), alert(2)], paging_info: { total_entries: 5, page_entries: 2, page_size: 2 } } } : { status: 404 },
+      );
+      await expect(small.activeAlerts(system)).rejects.toMatchObject({
+        kind: 'protocol',
+        message: '/rest/v1.0/store-systems/{id}/alerts: asked for page 1 and got the first page again',
+      });
+      expect(seen.filter((r) => r.url.includes('/alerts'))).toHaveLength(2);
+
+      // without current_page, pages that differ are read whole
+      handler = withDefaults((req) => {
+        if (!req.url.includes('/alerts')) return { status: 404 };
+        const page = pageOf(req.url);
+        return { status: 200, body: { alert_list: page < 2 ? [alert(2 * page), alert(2 * page + 1)] : [alert(4)], paging_info: { total_entries: 5 } } };
+      });
+      expect((await small.activeAlerts(system)).map((a) => a.id)).toEqual(['0', '1', '2', '3', '4']);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('accepts unknown fields and enumeration values', async () => {
     handler = withDefaults((req) =>
       req.url.includes('/alerts')

@@ -33,6 +33,25 @@ export interface ListSpec<S extends z.ZodType> {
 
 /** Every paging loop (storage's too) ends within maxListingItems: a confused or hostile service gets an error, not a request storm. */
 type ListingBound = Pick<ListSpec<z.ZodType>, 'maxItems' | 'pageSize'>;
+type PageBound = Pick<ListSpec<z.ZodType>, 'endpoint'>;
+
+/** What a listing has read so far: its rows (skipped ones too) and its first page's first row. */
+export type PagesRead = { rows: number; firstRow?: string };
+
+/**
+ * Refuses a page that would be counted wrong: another page than the one asked (its number says so, or, without one, it opens
+ * with the first page's first row: a proxy dropping `page`).
+ */
+export function checkPage(spec: PageBound, read: PagesRead, page: number, rows: unknown[], got?: number | null, status?: number): void {
+  const fail = (problem: string): never => {
+    throw new ApiError('protocol', spec.endpoint, problem, status);
+  };
+  const head = JSON.stringify(rows[0]);
+  if (got != null && got !== page) fail(`asked for page ${page} and got page ${got}`);
+  if (got == null && rows.length > 0 && head === read.firstRow) fail(`asked for page ${page} and got the first page again`);
+  read.rows += rows.length;
+  read.firstRow ??= head;
+}
 
 export function maxPages(bound: ListingBound): number {
   return Math.max(1, Math.ceil(bound.maxItems / bound.pageSize));
@@ -80,6 +99,7 @@ export async function* randomPages<S extends z.ZodType>(
   let abandon: LinkedSignal | undefined;
   let requested = 0;
   let readable = 1; // pages known to exist: page 1 until its answer tells more
+  const read: PagesRead = { rows: 0 };
   const request = (page: number): ReturnType<PageFetcher> => {
     if (page === 1) return firstPage ? Promise.resolve(firstPage) : fetchPage(randomPageRequest(spec, 1, signal));
     abandon ??= new LinkedSignal(signal);
@@ -99,7 +119,7 @@ export async function* randomPages<S extends z.ZodType>(
       const answer = ahead.get(page) as ReturnType<PageFetcher>; // requested: the window starts at the next page to hand over
       ahead.delete(page);
       const { body, status } = await answer;
-      const checked = checkRandomPage(body, status, page, spec);
+      const checked = checkRandomPage(body, status, page, spec, read);
       const { items, last, cut } = checked;
       readable = checked.readable;
       if (!last && !cut) fillWindow(); // before handing the items over: the next pages load while the caller works
@@ -118,8 +138,9 @@ export function randomPageRequest(spec: ListSpec<z.ZodType>, page: number, signa
 }
 
 /** One random page checked: its items, whether it is the last, whether the listing is cut here, and the pages there are to read. */
-function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, page: number, spec: ListSpec<S>) {
+function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, page: number, spec: ListSpec<S>, read: PagesRead) {
   const envelope = validate(body, spec.endpoint, randomEnvelope, status);
+  checkPage(spec, read, page, envelope.content, envelope.page?.number, status);
   // Without page information the answer is the whole list: page 2 of a service that ignores `page` would repeat it forever.
   const totalPages = envelope.page?.totalPages;
   if (totalPages != null && totalPages > maxPages(spec)) {
@@ -155,6 +176,7 @@ export async function* serialPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
 ): AsyncGenerator<Array<z.output<S>>> {
   const used = new Set<string>();
+  const read: PagesRead = { rows: 0 };
   // The filter is sent with BEGIN only: the token stands for the query from then on.
   let query: Record<string, string | number | undefined> = {
     filter: spec.filter?.toString(),
@@ -171,6 +193,7 @@ export async function* serialPages<S extends z.ZodType>(
     });
     const envelope = validate(body, spec.endpoint, serialEnvelope, status);
     const next = envelope.page.queryState;
+    checkPage(spec, read, page, envelope.content, undefined, status);
     const items = validateItems(spec.schema, envelope.content, spec.endpoint, 'content');
     if (items.length > 0) yield items;
     if (next === 'END') return;

@@ -5,6 +5,7 @@ import { ApiError, isStatusError } from '../errors';
 import { queryString } from '../query-string';
 import { validate } from '../response';
 import { nextPage, readPage, rejectLinkResponse } from './pages';
+import type { PagesRead } from '../management/paging';
 import { plainSystemId, systemPath, systemPathSegment, systemsPath, type ResourcePath } from './paths';
 import { SpellingResolver } from '../spelling';
 import {
@@ -154,15 +155,15 @@ export class StorageClient extends ApiClient {
     itemSchema: T,
     signal?: AbortSignal,
   ): Promise<z.output<T>[]> {
-    const size = Math.min(this.target.pageSize, MAX_STORAGE_PAGE_SIZE);
+    const { endpoint } = resource;
+    const bound = { endpoint, pageSize: Math.min(this.target.pageSize, MAX_STORAGE_PAGE_SIZE), maxItems: this.target.maxListingItems };
     const items: z.output<T>[] = [];
-    let read = 0;
+    const read: PagesRead = { rows: 0 };
     for (let page: number | undefined = 0; page !== undefined; ) {
-      const body = await this.getJson(resource, signal, { ...query, page, size });
-      const received = readPage(body, key, itemSchema, resource.endpoint, resource.path);
+      const body = await this.getJson(resource, signal, { ...query, page, size: bound.pageSize });
+      const received = readPage(body, key, itemSchema, endpoint, resource.path);
       items.push(...received.items);
-      read += received.read;
-      page = nextPage(page, size, received, read, resource.endpoint, this.target.maxListingItems);
+      page = nextPage(page, received, read, bound);
     }
     return items;
   }

@@ -1,7 +1,7 @@
 /** The storage API's list answers (`{<key>: [...], paging_info}`, pages 0-based), and the link response an incomplete path returns. */
 import { z } from 'zod';
 import { ApiError } from '../errors';
-import { maxPages, tooManyPages } from '../management/paging';
+import { checkPage, maxPages, tooManyPages, type PagesRead } from '../management/paging';
 import { validate, validateItems } from '../response';
 import { pagingInfoSchema, type PagingInfo } from './schemas';
 
@@ -22,14 +22,14 @@ export function rejectLinkResponse(body: unknown, expectedKey: string, endpoint:
   throw new ApiError('protocol', endpoint, what);
 }
 
-/** One page: the entries under `key` that pass their checks, how many it held (skipped ones too: what paging counts), and paging_info. */
+/** One page: the entries under `key` that pass their checks, all it held (skipped ones too: what paging counts), and paging_info. */
 export function readPage<T extends z.ZodType>(
   body: unknown,
   key: string,
   itemSchema: T,
   endpoint: string,
   path: string,
-): { items: Array<z.output<T>>; read: number; paging: PagingInfo | undefined } {
+): { items: Array<z.output<T>>; rows: unknown[]; paging: PagingInfo | undefined } {
   rejectLinkResponse(body, key, endpoint, path);
   const schema = z.object({
     [key]: z.array(z.unknown()).nullish(),
@@ -39,43 +39,39 @@ export function readPage<T extends z.ZodType>(
   const entries = page[key] as unknown[] | null | undefined;
   const paging = (page.paging_info as PagingInfo | null | undefined) ?? undefined;
   if (!entries) {
-    if (paging?.total_entries === 0) return { items: [], read: 0, paging };
+    if (paging?.total_entries === 0) return { items: [], rows: [], paging };
     throw new ApiError('protocol', endpoint, `unexpected response shape: ${key}: missing`);
   }
-  return { items: validateItems(itemSchema, entries, endpoint, key), read: entries.length, paging };
+  return { items: validateItems(itemSchema, entries, endpoint, key), rows: entries, paging };
 }
 
 /**
- * The page after `page`, or undefined when the list is complete; `collected` counts the items read, skipped ones included.
+ * The page after `page`, or undefined when the list is complete; `read` counts the items read, skipped ones included (checkPage).
  * Without paging_info a short page is the whole list and a full one an error (the rest cannot be found). A list ends within
  * `maxItems` and never at an empty page short of total_entries: a server that never stops paging is refused, not asked forever.
  */
 export function nextPage(
   page: number,
-  size: number,
-  received: { read: number; paging: PagingInfo | undefined },
-  collected: number,
-  endpoint: string,
-  maxItems: number,
+  received: { rows: unknown[]; paging: PagingInfo | undefined },
+  read: PagesRead,
+  bound: { endpoint: string; pageSize: number; maxItems: number },
 ): number | undefined {
-  const { paging, read } = received;
+  const { paging, rows } = received;
+  const { endpoint, maxItems } = bound;
+  checkPage(bound, read, page, rows, paging?.current_page);
   if (!paging) {
-    if (read < size) return undefined;
-    const why = `page ${page} is full (${read} items) but carries no paging_info: cannot tell whether more follow`;
+    if (rows.length < bound.pageSize) return undefined;
+    const why = `page ${page} is full (${rows.length} items) but carries no paging_info: cannot tell whether more follow`;
     throw new ApiError('protocol', endpoint, why);
-  }
-  if (paging.current_page !== undefined && paging.current_page !== page) {
-    throw new ApiError('protocol', endpoint, `asked for page ${page} and got page ${paging.current_page}`);
   }
   if (paging.total_entries > maxItems) {
     throw new ApiError('protocol', endpoint, `the server counts ${paging.total_entries} entries: more than maxListingItems (${maxItems})`);
   }
-  if (collected >= paging.total_entries) return undefined;
-  if (read === 0) {
-    const what = `page ${page} is empty after ${collected} of the ${paging.total_entries} entries the server counts`;
+  if (read.rows >= paging.total_entries) return undefined;
+  if (rows.length === 0) {
+    const what = `page ${page} is empty after ${read.rows} of the ${paging.total_entries} entries the server counts`;
     throw new ApiError('protocol', endpoint, what);
   }
-  const bound = { maxItems, pageSize: size };
-  if (page + 1 >= maxPages(bound)) throw tooManyPages(endpoint, `${collected} entries after ${page + 1} pages`, bound);
+  if (page + 1 >= maxPages(bound)) throw tooManyPages(endpoint, `${read.rows} entries after ${page + 1} pages`, bound);
   return page + 1;
 }
