@@ -288,6 +288,40 @@ describe('management client: pages that would be counted wrong', () => {
     handler = (url) => ({ status: 200, body: { content: [policy(`a${pageOf(url)}`), policy(`b${pageOf(url)}`)], page: { totalPages: 3 } } });
     expect((await collectAll(clientWith({}).protectionPolicies())).map((p) => p.id)).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
   });
+
+  it('refuses a page holding more items than the pageSize asked, serial and random', async () => {
+    const many = (prefix: string) => Array.from({ length: 50 }, (_, i) => policy(`${prefix}${i}`));
+    handler = (url) => ({ status: 200, body: { content: many(`p${pageOf(url)}-`), page: { number: pageOf(url), totalPages: 3, totalElements: 6 } } });
+    await expect(collectAll(clientWith({}).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: page 1 holds 50 items, pageSize 2',
+    });
+    handler = () => ({ status: 200, body: { content: many('a').map((p) => asset(p.id as string)), page: { queryState: 'END' } } });
+    await expect(collectAll(clientWith({}).assets())).rejects.toMatchObject({ kind: 'protocol', message: '/api/v2/assets: page 1 holds 50 items, pageSize 2' });
+  });
+
+  it('maxListingItems bounds the items read, not only the pages', async () => {
+    let token = 0;
+    handler = () => ({ status: 200, body: { content: [asset(`a${token}`), asset(`b${token}`)], page: { queryState: token++ < 5 ? `t${token}` : 'END' } } });
+    await expect(collectAll(clientWith({ maxListingItems: 5 }).assets())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/assets: 6 items by page 3: more than maxListingItems (5)',
+    });
+    expect(sentTo('/api/v2/assets')).toHaveLength(3);
+  });
+
+  it('compliance-details: a page may hold more records than pageSize (it counts results), and maxListingItems still bounds them', async () => {
+    const record = (page: number, i: number) => ({ assetId: `asset-${page}-${i}`, stageId: 's', status: 'SUCCEEDED' });
+    handler = (url) => ({
+      status: 200,
+      body: { content: Array.from({ length: 5 }, (_, i) => record(pageOf(url), i)), page: { number: pageOf(url), totalPages: 2, totalElements: 4 } },
+    });
+    expect(await collectAll(clientWith({}).complianceDetails())).toHaveLength(10);
+    await expect(collectAll(clientWith({ maxListingItems: 8 }).complianceDetails())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/compliance-details: 10 items by page 2: more than maxListingItems (8)',
+    });
+  });
 });
 
 describe('management client: a listing read in ranges of the key', () => {
@@ -338,6 +372,21 @@ describe('management client: a listing read in ranges of the key', () => {
       message: '/api/v2/protection-policies: not read after 26 requests, the most maxListingItems (20000) allows',
     });
     expect(policyRequests()).toBe(26);
+  });
+
+  it('the ranges together hold to maxListingItems: items past it fail the listing', async () => {
+    // each of the three ranges claims 10,000 (under the whole query's 20,000) and serves full pages of distinct rows
+    handler = (url) => {
+      const range = rangeOf(url);
+      const page = Number(url.searchParams.get('page'));
+      const rows = Array.from({ length: 1000 }, (_, i) => policy(`${range?.lo ?? 'all'}-${page}-${i}`));
+      return answer(url, range ? 10_000 : 20_000, rows);
+    };
+    await expect(collectAll(clientWith({ pageSize: 1000, maxListingItems: 20_000 }).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: 21000 items by page 1: more than maxListingItems (20000)',
+    });
+    expect(policyRequests()).toBe(22);
   });
 });
 

@@ -209,7 +209,7 @@ describe('StorageClient on the wire', () => {
     }
   });
 
-  it('refuses a page that is not the page asked: its alerts would be counted again', async () => {
+  it('refuses a page that is not the page asked or holds more than the size asked: its alerts would be counted again', async () => {
     const system = { id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' };
     const alert = (id: number) => ({ id, severity: 'CRITICAL', class: 'Filesystem', status: 'active' });
     const pageOf = (url: string): number => Number(new URL(url, 'http://x').searchParams.get('page'));
@@ -232,6 +232,14 @@ describe('StorageClient on the wire', () => {
         return { status: 200, body: { alert_list: page < 2 ? [alert(2 * page), alert(2 * page + 1)] : [alert(4)], paging_info: { total_entries: 5 } } };
       });
       expect((await small.activeAlerts(system)).map((a) => a.id)).toEqual(['0', '1', '2', '3', '4']);
+
+      // five alerts on a page of size 2
+      handler = withDefaults((req) =>
+        req.url.includes('/alerts')
+          ? { status: 200, body: { alert_list: [1, 2, 3, 4, 5].map(alert), paging_info: { current_page: 0, total_entries: 5 } } }
+          : { status: 404 },
+      );
+      await expect(small.activeAlerts(system)).rejects.toMatchObject({ kind: 'protocol', message: '/rest/v1.0/store-systems/{id}/alerts: page 0 holds 5 items, pageSize 2' });
     } finally {
       await small.close();
     }

@@ -175,7 +175,9 @@ export class ManagementClient extends ApiClient {
   }
 
   private spec<S extends z.ZodType>(endpoint: string, schema: S, options: ListOptions, path = endpoint): ListSpec<S> {
-    return { endpoint, path, schema, pageSize: this.target.pageSize, maxItems: this.target.maxListingItems, filter: options.filter };
+    const { pageSize, maxListingItems: maxItems } = this.target;
+    const pagesCountResults = endpoint === ENDPOINTS.complianceDetails; // api-notes: its pages may hold more records than pageSize
+    return { endpoint, path, schema, pageSize, maxItems, filter: options.filter, pagesCountResults };
   }
 }
 

@@ -29,18 +29,20 @@ export interface ListSpec<S extends z.ZodType> {
   maxItems: number;
   /** For a listing that cannot be narrowed (copy-metrics): told the total when reading stops at RANDOM_PAGING_LIMIT instead of failing. */
   cutAtLimit?: (total: number, read: number) => void;
+  /** compliance-details: pageSize counts results, not the records a page holds (api-notes), so a page may hold more than it */
+  pagesCountResults?: boolean;
 }
 
 /** Every paging loop (storage's too) ends within maxListingItems: a confused or hostile service gets an error, not a request storm. */
 type ListingBound = Pick<ListSpec<z.ZodType>, 'maxItems' | 'pageSize'>;
-type PageBound = Pick<ListSpec<z.ZodType>, 'endpoint'>;
+type PageBound = ListingBound & Pick<ListSpec<z.ZodType>, 'endpoint' | 'pagesCountResults'>;
 
 /** What a listing has read so far: its rows (skipped ones too) and its first page's first row. */
 export type PagesRead = { rows: number; firstRow?: string };
 
 /**
  * Refuses a page that would be counted wrong: another page than the one asked (its number says so, or, without one, it opens
- * with the first page's first row: a proxy dropping `page`).
+ * with the first page's first row: a proxy dropping `page`), more rows than the pageSize asked, or rows past maxListingItems.
  */
 export function checkPage(spec: PageBound, read: PagesRead, page: number, rows: unknown[], got?: number | null, status?: number): void {
   const fail = (problem: string): never => {
@@ -49,7 +51,9 @@ export function checkPage(spec: PageBound, read: PagesRead, page: number, rows: 
   const head = JSON.stringify(rows[0]);
   if (got != null && got !== page) fail(`asked for page ${page} and got page ${got}`);
   if (got == null && rows.length > 0 && head === read.firstRow) fail(`asked for page ${page} and got the first page again`);
+  if (rows.length > spec.pageSize && !spec.pagesCountResults) fail(`page ${page} holds ${rows.length} items, pageSize ${spec.pageSize}`);
   read.rows += rows.length;
+  if (read.rows > spec.maxItems) fail(`${read.rows} items by page ${page}: more than maxListingItems (${spec.maxItems})`);
   read.firstRow ??= head;
 }
 
@@ -93,13 +97,13 @@ export async function* randomPages<S extends z.ZodType>(
   signal: AbortSignal | undefined,
   concurrency = 1,
   firstPage?: JsonAnswer,
+  read: PagesRead = { rows: 0 },
 ): AsyncGenerator<Array<z.output<S>>> {
   const ahead = new Map<number, ReturnType<PageFetcher>>();
   /** aborts the pages requested ahead; made when the first is (most listings have one page) */
   let abandon: LinkedSignal | undefined;
   let requested = 0;
   let readable = 1; // pages known to exist: page 1 until its answer tells more
-  const read: PagesRead = { rows: 0 };
   const request = (page: number): ReturnType<PageFetcher> => {
     if (page === 1) return firstPage ? Promise.resolve(firstPage) : fetchPage(randomPageRequest(spec, 1, signal));
     abandon ??= new LinkedSignal(signal);

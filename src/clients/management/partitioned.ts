@@ -14,7 +14,7 @@ import { ApiError } from '../errors';
 import { and, isNull, lt, ge, type Filter } from './filter';
 import type { JsonAnswer } from '../api-client';
 import { RANDOM_PAGING_LIMIT, maxPages, randomPageRequest, randomPages, randomPagingTotal } from './paging';
-import type { ListSpec, PageFetcher } from './paging';
+import type { ListSpec, PageFetcher, PagesRead } from './paging';
 
 /** The field the ranges are taken on, and whether a row may lack it (then `eq null` is a partition of its own). */
 export interface PartitionKey {
@@ -59,6 +59,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   if (nullable) pending.push('null');
   let readTotal = 0;
   let ranges = 0;
+  const read: PagesRead = { rows: 0 }; // one count for all ranges: together they end within maxListingItems
   for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
     const spec = { ...whole, filter: and(whole.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)) };
     const first = await firstPage(fetchPage, spec, signal);
@@ -77,7 +78,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     }
     ranges += 1;
     readTotal += total;
-    yield* randomPages(fetchPage, spec, signal, concurrency, first.answer);
+    yield* randomPages(fetchPage, spec, signal, concurrency, first.answer, read);
   }
   // The ranges cover the key space, so a difference is the list changing while it was read.
   const level = readTotal === probe.total ? 'debug' : 'warn';
