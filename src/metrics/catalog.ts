@@ -155,8 +155,8 @@ const families = [
   { name: 'dataprotect_storage_replication_lag_seconds', type: 'gauge', labels: ['target', 'system_id', 'context'],
     help: 'Now minus syncEpoch, per replication context.' },
   { name: 'dataprotect_storage_system_collector_success', type: 'gauge', labels: ['target', 'system_id', 'collector'],
-    help: "1 when the collector's last run read this storage system (a management center's other systems are still collected when one " +
-      "fails)." },
+    help: "1 when the collector's last successful run read this storage system (a management center's other systems are still " +
+      "collected when one fails; when all fail the run fails, and dataprotect_collector_success says so)." },
   { name: 'dataprotect_storage_replication_state', type: 'gauge', labels: ['target', 'system_id', 'context', 'state'],
     help: 'State set of replication contexts; 1 for the current state.' },
 ] as const satisfies readonly MetricFamily[];
