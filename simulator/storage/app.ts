@@ -11,7 +11,7 @@ import { QueryError, filterPredicate, pageRequest, slicePage, sortKeys, sortRows
 /** An archive tier the system does not use: the model leaves physical_capacity optional, and this entry gives none. */
 const ARCHIVE_TIER = { tier: 'archive', logical_capacity: { total: 0, used: 0, available: 0 }, compression_factor: 0 };
 
-/** The real appliance and center answer 400 to a larger `size`. */
+/** The real appliance and center answer 400 to a larger `size`, whatever their spelling (api-notes). */
 export const PRODUCT_MAX_PAGE_SIZE = 200;
 
 /**
@@ -37,8 +37,8 @@ export function createStorageApplianceApp(estate: StorageEstate, systemIndex: nu
 type Variant = { kind: 'center' } | { kind: 'appliance'; systemId: string };
 
 /**
- * What differs between the spellings: the systems collection, the page size
- * limit, and where a capacity sample carries its figures.
+ * What differs between the spellings: the systems collection and where a
+ * capacity sample carries its figures. Pages are read the same way in both.
  */
 interface Spelled {
   spelling: ApiSpelling;
@@ -53,7 +53,7 @@ function spelled(spelling: ApiSpelling): Spelled {
     systems: spelling === 'product' ? '/dd-systems' : '/store-systems',
     page(query) {
       const request = pageRequest(query);
-      if (spelling === 'product' && request.size > PRODUCT_MAX_PAGE_SIZE) {
+      if (request.size > PRODUCT_MAX_PAGE_SIZE) {
         throw new QueryError(`Invalid value for size: ${request.size} (at most ${PRODUCT_MAX_PAGE_SIZE})`);
       }
       return request;

@@ -136,6 +136,12 @@ describe('storage API', () => {
     expect(after.body).toMatchObject({ code: 401 });
   });
 
+  it('answers 400 to a page of more than 200 items in the seed spelling too', async () => {
+    expect((await get(center.url, `/rest/v1.0/store-systems/${enc(sys(0))}/alerts?size=200`)).status).toBe(200);
+    const refused = await get(center.url, `/rest/v1.0/store-systems/${enc(sys(0))}/alerts?size=201`);
+    expect(refused).toMatchObject({ status: 400, body: { code: 400, details: expect.stringContaining('at most 200') } });
+  });
+
   it('tokens of one server are not valid on the other, and expire after the TTL of simulated time unused', async () => {
     const token = await login(appliance.url, '/api/v1');
     expect((await call(center.url, 'GET', '/rest/v1.0/system', { 'X-DD-AUTH-TOKEN': token })).status).toBe(401);
