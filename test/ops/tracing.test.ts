@@ -47,9 +47,9 @@ const parentOf = (span: ReadableSpan): string | undefined => span.parentSpanCont
 
 describe('traces of a collector run', () => {
   it('nests every request, the re-login and the retried request under one collect span', async () => {
-    // The 2nd assets page is refused once (503, Retry-After: 1); the token expires after 2 requests.
+    // The 2nd assets page is refused once (503, Retry-After: 1); the token expires after 3 requests (the policies, two pages).
     sim.faults.add({ api: 'management', path: '/api/v2/assets', skip: 1, times: 1, fault: { kind: 'status', status: 503, retryAfterSeconds: 1 } });
-    sim.faults.tokenExpiresAfterRequests = 2;
+    sim.faults.tokenExpiresAfterRequests = 3;
     const lines: Array<Record<string, unknown>> = [];
     const runtime = runtimeWithLogs(lines);
     try {

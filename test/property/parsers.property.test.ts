@@ -283,7 +283,7 @@ const CASES: Case[] = [
     envelope: random,
     rest: RANDOM_END,
     item: { assetId: 'id', createTime: 'time' },
-    call: (c) => c.management.latestCopies(['a', 'b"c']),
+    call: (c) => c.management.latestCopies(['a', 'b"c']).then((latest) => latest.copies),
     expected: contentOf,
   },
   {
