@@ -182,6 +182,12 @@ export class Lister {
 
   private serial<T>(source: ListSource<T>, query: ListQuery): SerialPage {
     const token = query.queryState as string;
+    const restart = 'Start a new query with queryState=BEGIN';
+    if (query.page !== undefined) throw new HttpError(400, 'page belongs to random paging: a serial query pages with queryState', restart);
+    // api-notes: every later request sends only pageSize and the token, which stands for the query
+    if (token !== 'BEGIN' && (query.filter !== undefined || query.orderby !== undefined)) {
+      throw new HttpError(400, 'a queryState continues its query: send only pageSize and queryState', restart);
+    }
     let cursor: Cursor<T>;
     if (token === 'BEGIN') {
       cursor = { source, resolved: this.resolve(source, query.filter, query.orderby, true), next: 0, pageSize: parsePageSize(query.pageSize) };

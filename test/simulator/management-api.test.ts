@@ -277,6 +277,16 @@ describe('serial paging', () => {
     expect((await call('/api/v2/assets?queryState=END')).status).toBe(400);
   });
 
+  it('refuses random paging mixed into a serial query, and a continuation that names its query again', async () => {
+    expect((await call('/api/v2/assets?queryState=BEGIN&pageSize=3&page=2')).status).toBe(400);
+    const state = (await call('/api/v2/assets?queryState=BEGIN&pageSize=3')).body.page.queryState as string;
+    for (const extra of [{ page: 2 }, { filter: 'deleted eq false' }, { orderby: 'name DESC' }]) {
+      const refused = await call(`/api/v2/assets?${q({ queryState: state, pageSize: 3, ...extra })}`);
+      expect({ extra, status: refused.status }).toEqual({ extra, status: 400 });
+    }
+    expect((await call(`/api/v2/assets?${q({ queryState: state, pageSize: 3 })}`)).status).toBe(200); // the token was not spent
+  });
+
   it('audit logs page serially only, filtered on changedTime, newest entries included as the clock moves', async () => {
     expect((await call('/api/v2/audit-logs')).status).toBe(400);
     const since = new Date(START.getTime() - 24 * 3_600_000);
