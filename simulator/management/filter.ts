@@ -66,10 +66,13 @@ function tokenize(text: string): Token[] {
       const { value, end } = quotedString(text, i);
       tokens.push({ t: 'string', v: value, pos: i });
       i = end;
+      // words and strings are separated by blanks (or punctuation): `eq"a"` and `"a"and` are not the grammar's
+      if (i < text.length && BAREWORD.test(text[i] as string)) throw new FilterError(`expected a blank after the string at position ${i}`);
     } else {
       const start = i;
       while (i < text.length && BAREWORD.test(text[i] as string)) i++;
       tokens.push({ t: 'word', v: text.slice(start, i), pos: start });
+      if (text[i] === '"') throw new FilterError(`expected a blank before the string at position ${i + 1}`);
     }
   }
   return tokens;
@@ -84,7 +87,7 @@ function quotedString(text: string, start: number): { value: string; end: number
     if (c === '"') return { value, end: i + 1 };
     if (c === '\\') {
       const escaped = text[i + 1];
-      if (escaped === undefined) throw new FilterError(`dangling backslash at position ${i + 1}`);
+      if (escaped !== '"' && escaped !== '\\') throw new FilterError(`a string takes only \\" and \\\\ escapes (position ${i + 1})`);
       value += escaped;
       i += 2;
     } else {
@@ -288,7 +291,9 @@ function coerce(kind: FieldKind, value: Literal, field: string): Literal {
   if (value === null) return null;
   switch (kind) {
     case 'string':
-      return String(value);
+      // a quoted string or an enumeration constant: `name eq 123` is a number where a string is asked
+      if (typeof value !== 'string') throw new FilterError(`"${field}" takes a string, got ${JSON.stringify(value)}`);
+      return value;
     case 'number': {
       const n = typeof value === 'number' ? value : typeof value === 'string' && NUMBER.test(value) ? Number(value) : NaN;
       if (Number.isNaN(n)) throw new FilterError(`"${field}" takes a number, got ${JSON.stringify(value)}`);

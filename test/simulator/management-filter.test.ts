@@ -167,6 +167,11 @@ describe('management filter: errors are the caller’s (400)', () => {
     ['id in "a"', /in takes a list/],
     ['size eq (1, 2)', /expected a value/],
     ['id EQ "a"', /unknown operator EQ/],
+    ['name eq"a"', /blank before the string/],
+    ['name eq "a"and size gt 1', /blank after the string/],
+    ['name eq "a\\qb"', /only \\" and \\\\ escapes/],
+    ['name eq 123', /takes a string, got 123/],
+    ['name eq true', /takes a string, got true/],
   ])('near-miss %j', (filter, message) => {
     expect(() => compileFilter(filter, FIELDS)).toThrow(message);
   });
