@@ -280,7 +280,8 @@ describe('serial paging', () => {
   it('refuses random paging mixed into a serial query, and a continuation that names its query again', async () => {
     expect((await call('/api/v2/assets?queryState=BEGIN&pageSize=3&page=2')).status).toBe(400);
     const state = (await call('/api/v2/assets?queryState=BEGIN&pageSize=3')).body.page.queryState as string;
-    for (const extra of [{ page: 2 }, { filter: 'deleted eq false' }, { orderby: 'name DESC' }]) {
+    const extras: Array<Record<string, string | number>> = [{ page: 2 }, { filter: 'deleted eq false' }, { orderby: 'name DESC' }];
+    for (const extra of extras) {
       const refused = await call(`/api/v2/assets?${q({ queryState: state, pageSize: 3, ...extra })}`);
       expect({ extra, status: refused.status }).toEqual({ extra, status: 400 });
     }
