@@ -18,10 +18,7 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
   metrics: ['dataprotect_cloud_dr_sessions'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    let listed;
-    try {
-      listed = await ctx.client.cloudDrSessions(signal);
-    } catch (error) {
+    const listed = await ctx.client.cloudDrSessions(signal).catch((error: unknown) => {
       if (!isStatusError(error, 403)) throw error;
       // A 403 is the account's configuration, not an outage: every run gets the same answer until someone changes it, so the
       // line is repeated at most hourly per target, lest a run every few minutes bury the log.
@@ -33,7 +30,7 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
         ctx.logger.warn({ endpoint: error.endpoint, role: ROLE }, `${message}; repeated at most hourly while it lasts`);
       }
       throw new PermissionDenied(message);
-    }
+    });
     const { unique: sessions } = uniqueBy(listed, (session) => session.id);
     const tally = new Tally<[string, string]>();
     for (const session of sessions) tally.add([session.drType || UNKNOWN_LABEL, session.status || UNKNOWN_LABEL]);

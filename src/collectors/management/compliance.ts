@@ -22,7 +22,6 @@ export const complianceCollector = defineCollector<'management'>({
   defaultSchedule: '*/15 * * * *',
   metrics: ['dataprotect_compliance_objectives'],
   async collect(ctx, signal) {
-    const target = ctx.target.name;
     const tally = new Tally<[string, string]>();
     const latest = new Map<string, { detail: ComplianceDetail; statuses: string[] }>();
     let items = 0;
@@ -41,7 +40,7 @@ export const complianceCollector = defineCollector<'management'>({
       for (const status of KNOWN_STATUSES) tally.add([policy, status], 0);
       for (const status of statuses) tally.add([policy, status]);
     }
-    return { samples: tally.samples('dataprotect_compliance_objectives', { target }, ['policy', 'status']), items };
+    return { samples: tally.samples('dataprotect_compliance_objectives', { target: ctx.target.name }, ['policy', 'status']), items };
   },
 });
 
@@ -62,7 +61,7 @@ function statusesOf(detail: ComplianceDetail, index: number): string[] | undefin
     return [objectives.status];
   }
   if (detail.status) return [detail.status];
-  const id = detail.assetId?.slice(0, 64);
-  countSkippedItem({ endpoint: ENDPOINTS.complianceDetails, id, problem: `item ${index}: no verifiedObjectives.status or status`, reason: 'missing_field' });
+  const problem = `item ${index}: no verifiedObjectives.status or status`;
+  countSkippedItem({ endpoint: ENDPOINTS.complianceDetails, id: detail.assetId?.slice(0, 64), problem, reason: 'missing_field' });
   return undefined;
 }

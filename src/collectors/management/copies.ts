@@ -135,10 +135,8 @@ async function readCopies(
 }
 
 /** The asset's copies; undefined when the asset is gone. */
-async function copiesOf(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<Copy[] | undefined> {
-  try {
-    return await collectAll(client.assetCopies(assetId, {}, signal));
-  } catch (error) {
+function copiesOf(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<Copy[] | undefined> {
+  return collectAll(client.assetCopies(assetId, {}, signal)).catch(async (error: unknown) => {
     if (!isStatusError(error, 404)) throw error;
     // Deleted since the asset list (it will leave the list too), unless the service still lists it: a 404 "may also mask a
     // 401 or 403" (the seed), and skipping would drop its series while reporting success.
@@ -149,7 +147,7 @@ async function copiesOf(client: ManagementClient, assetId: string, signal: Abort
       throw new ApiError('status', ENDPOINTS.assetCopies, message, 404);
     }
     return undefined;
-  }
+  });
 }
 
 function copySamples(target: string, assets: readonly AssetRecord[], next: ReadonlyMap<string, AssetCopies>): Sample[] {

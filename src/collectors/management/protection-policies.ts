@@ -30,18 +30,15 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
     const assetList = ctx.shared.get(ASSET_LIST);
     const perPolicy = new Tally<[string]>();
     for (const policy of await readPolicies(ctx, signal)) {
-      const entry = { name: policy.name, type: policy.type ?? null };
-      byId.set(policy.id, entry);
       const enabled = policy.enabled == null ? '' : String(policy.enabled);
       const labels = { target, policy_id: policy.id, policy: policy.name, policy_type: policy.type ?? '', enabled };
       samples.push({ name: 'dataprotect_policy_info', labels, value: 1 });
       if (assetList) perPolicy.add([policy.name], 0);
       else if (policy.summary?.numberOfAssets != null) perPolicy.add([policy.name], policy.summary.numberOfAssets);
       // An EXCLUDED policy protects nothing: no RPO, no schedule to warn about.
-      if (policy.type === 'EXCLUDED') continue;
-      const schedule = readProtectionSchedule(policy.stages);
-      byId.set(policy.id, { ...entry, schedule });
-      samples.push(rpoSample(ctx, policy, schedule, warned));
+      const schedule = policy.type === 'EXCLUDED' ? undefined : readProtectionSchedule(policy.stages);
+      byId.set(policy.id, { name: policy.name, type: policy.type ?? null, schedule });
+      if (schedule) samples.push(rpoSample(ctx, policy, schedule, warned));
     }
     if (assetList) {
       for (const asset of assetList.assets.values()) if (asset.policyName !== '') perPolicy.add([asset.policyName]);

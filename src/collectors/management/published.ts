@@ -6,7 +6,7 @@ import type { ExporterConfig } from '../../config/load';
 import { forEachConcurrent } from '../shared/concurrency';
 import { chunks } from '../shared/chunks';
 import { uniqueBy } from '../shared/unique';
-import { SharedKey, type CollectorContext, type Published } from '../types';
+import { SharedKey, type CollectorContext } from '../types';
 import { readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
 
 /** One non-deleted asset as the collectors need it. */
@@ -60,27 +60,18 @@ export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.cop
 
 type ManagementContext = CollectorContext<'management', unknown>;
 
-/** The published value, or `read()` when none is younger than staleAfter (what ctx.shared shows). */
-async function publishedOrRead<T extends Published>(ctx: ManagementContext, key: SharedKey<T>, read: () => Promise<T>): Promise<T> {
-  return ctx.shared.get(key) ?? read();
-}
-
-/** The asset list the assets collector published, or a fresh read. */
-export function currentAssets(ctx: ManagementContext, signal: AbortSignal): Promise<AssetList> {
-  return publishedOrRead(ctx, ASSET_LIST, async () => {
-    const assets = await readAssets(ctx, signal);
-    return { readAt: ctx.now().getTime(), assets };
-  });
+/** The asset list the assets collector published (ctx.shared shows one younger than staleAfter), or a fresh read. */
+export async function currentAssets(ctx: ManagementContext, signal: AbortSignal): Promise<AssetList> {
+  return ctx.shared.get(ASSET_LIST) ?? { assets: await readAssets(ctx, signal), readAt: ctx.now().getTime() };
 }
 
 /** The policies protection-policies published, or a fresh read (the assets collector runs before it). */
-export function currentPolicies(ctx: ManagementContext, signal: AbortSignal): Promise<Policies> {
-  return publishedOrRead(ctx, POLICIES, async () => {
-    const policies = await readPolicies(ctx, signal);
-    const entry = ({ name, type, stages }: ProtectionPolicy) => ({ name, type: type ?? null, schedule: readProtectionSchedule(stages) });
-    const byId = new Map(policies.map((policy) => [policy.id, entry(policy)]));
-    return { readAt: ctx.now().getTime(), byId };
-  });
+export async function currentPolicies(ctx: ManagementContext, signal: AbortSignal): Promise<Policies> {
+  const published = ctx.shared.get(POLICIES);
+  if (published) return published;
+  const entry = ({ name, type, stages }: ProtectionPolicy) => ({ name, type: type ?? null, schedule: readProtectionSchedule(stages) });
+  const byId = new Map((await readPolicies(ctx, signal)).map((policy) => [policy.id, entry(policy)]));
+  return { readAt: ctx.now().getTime(), byId };
 }
 
 /** Every protection policy once (random paging may repeat one when the list shifts). */
@@ -89,7 +80,11 @@ export async function readPolicies(ctx: ManagementContext, signal: AbortSignal):
 }
 
 /** Every non-deleted asset (serial paging); `policies` name the policies of assets whose answer does not. */
-export async function readAssets(ctx: ManagementContext, signal: AbortSignal, policies = ctx.shared.get(POLICIES)): Promise<Map<string, AssetRecord>> {
+export async function readAssets(
+  ctx: ManagementContext,
+  signal: AbortSignal,
+  policies = ctx.shared.get(POLICIES),
+): Promise<Map<string, AssetRecord>> {
   const assets = new Map<string, AssetRecord>();
   for await (const page of ctx.client.assets({}, signal)) {
     for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policies?.byId));

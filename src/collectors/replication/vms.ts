@@ -27,9 +27,7 @@ export const vmsCollector = defineCollector({
     const { unique, duplicates } = uniqueBy(vms, (vm) => vm.id);
     if (duplicates.length > 0) ctx.logger.warn({ duplicates: duplicates.slice(0, 10) }, 'protected VMs listed twice: keeping the first');
     const target = ctx.target.name;
-    const samples: Sample[] = [];
-    unique.forEach((vm) => samples.push(...vmSamples(target, vm)));
-    samples.push(...countSamples(target, unique));
+    const samples = [...unique.flatMap((vm) => vmSamples(target, vm)), ...countSamples(target, unique)];
     return { samples, items: vms.length };
   },
 });
