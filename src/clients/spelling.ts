@@ -29,8 +29,7 @@ export class SpellingResolver {
 
   /** Runs `attempt` in the known spelling, or finds the spelling with it (see the class). */
   async resolve<T>(attempt: (spelling: ApiSpelling) => Promise<T>): Promise<T> {
-    const known = this.found;
-    if (known) return attempt(known);
+    if (this.found) return attempt(this.found);
     const notFound: ApiError[] = [];
     for (const spelling of ['seed', 'product'] as const) {
       try {

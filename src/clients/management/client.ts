@@ -141,8 +141,7 @@ export class ManagementClient extends ApiClient {
 
   /** Every page; the service answers `{content, pageInfo}`, and a bare array or `{content}` without paging is the whole list. */
   async cloudDrSessions(signal?: AbortSignal): Promise<CloudDrSession[]> {
-    const endpoint = ENDPOINTS.cloudDrSessions;
-    const spec = this.spec(endpoint, cloudDrSessionSchema, {});
+    const spec = this.spec(ENDPOINTS.cloudDrSessions, cloudDrSessionSchema, {});
     const fetchPage: PageFetcher = async (request) => {
       const answer = await this.fetchJson(request);
       return { body: asRandomPage(answer.body), status: answer.status };

@@ -136,7 +136,7 @@ export async function* randomPages<S extends z.ZodType>(
   }
 }
 
-export function randomPageRequest(spec: ListSpec<z.ZodType>, page: number, signal: AbortSignal | undefined): GetRequest {
+function randomPageRequest(spec: ListSpec<z.ZodType>, page: number, signal: AbortSignal | undefined): GetRequest {
   const path = spec.path + queryString({ filter: spec.filter?.toString(), page, pageSize: spec.pageSize });
   return { endpoint: spec.endpoint, path, idempotent: true, signal };
 }
@@ -215,9 +215,10 @@ export async function* serialPages<S extends z.ZodType>(
   }
 }
 
-/** The totalElements of a random-paging answer; undefined when the service does not say. */
-export function randomPagingTotal(body: unknown, endpoint: string, status: number): number | undefined {
-  return validate(body, endpoint, randomEnvelope, status).page?.totalElements ?? undefined;
+/** Page 1 of a random-paged query, and the totalElements it claims (undefined when the service does not say). */
+export async function firstRandomPage(fetchPage: PageFetcher, spec: ListSpec<z.ZodType>, signal: AbortSignal | undefined) {
+  const answer = await fetchPage(randomPageRequest(spec, 1, signal));
+  return { answer, total: validate(answer.body, spec.endpoint, randomEnvelope, answer.status).page?.totalElements ?? undefined };
 }
 
 export async function collectAll<T>(pages: AsyncIterable<T[]>): Promise<T[]> {

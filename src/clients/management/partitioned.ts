@@ -12,8 +12,7 @@ import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ApiError } from '../errors';
 import { and, isNull, lt, ge, type Filter } from './filter';
-import type { JsonAnswer } from '../api-client';
-import { RANDOM_PAGING_LIMIT, maxPages, randomPageRequest, randomPages, randomPagingTotal } from './paging';
+import { RANDOM_PAGING_LIMIT, firstRandomPage, maxPages, randomPages } from './paging';
 import type { ListSpec, PageFetcher, PagesRead } from './paging';
 
 /** The field the ranges are taken on, and whether a row may lack it (then `eq null` is a partition of its own). */
@@ -44,10 +43,9 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   concurrency: number,
 ): AsyncGenerator<Array<z.output<S>>> {
   const fetchPage = withRequestBound(fetchAny, whole);
-  const probe = await firstPage(fetchPage, whole, signal);
+  const probe = await firstRandomPage(fetchPage, whole, signal);
   if (probe.total === undefined || probe.total <= RANDOM_PAGING_LIMIT) {
-    yield* randomPages(fetchPage, whole, signal, concurrency, probe.answer);
-    return;
+    return yield* randomPages(fetchPage, whole, signal, concurrency, probe.answer);
   }
   if (probe.total > whole.maxItems) {
     // Ranges would read it all: a count past the bound fails before a single range is asked.
@@ -62,7 +60,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   const read: PagesRead = { rows: 0 }; // one count for all ranges: together they end within maxListingItems
   for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
     const spec = { ...whole, filter: and(whole.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)) };
-    const first = await firstPage(fetchPage, spec, signal);
+    const first = await firstRandomPage(fetchPage, spec, signal);
     const total = first.total ?? 0;
     const what = part === 'null' ? `${field} eq null` : `${field} from "${boundary(part.lo)}" on`;
     const of = part === 'null' ? probe.total : part.of;
@@ -84,15 +82,6 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   const level = readTotal === probe.total ? 'debug' : 'warn';
   const fields = { endpoint: whole.endpoint, totalElements: probe.total, partitionedTotal: readTotal, ranges };
   logger[level](fields, 'random-paged listing read in ranges of the key (over 10000 results)');
-}
-
-async function firstPage<S extends z.ZodType>(
-  fetchPage: PageFetcher,
-  spec: ListSpec<S>,
-  signal: AbortSignal | undefined,
-): Promise<{ answer: JsonAnswer; total: number | undefined }> {
-  const answer = await fetchPage(randomPageRequest(spec, 1, signal));
-  return { answer, total: randomPagingTotal(answer.body, spec.endpoint, answer.status) };
 }
 
 /**

@@ -60,15 +60,11 @@ export class ReplicationClient extends ApiClient {
 
   /** GET /api/v1/vms (protected VMs), asked and read in the target's spelling */
   async vms<F extends keyof ProtectedVm>(query: ListQuery<F>, signal?: AbortSignal): Promise<Pick<ProtectedVm, F>[]> {
-    const namesSpelledFields = query.fields.some((field) => field in PRODUCT_VM_FIELD_NAMES);
-    const spelling = this.spelling.known ?? (namesSpelledFields ? await this.detectSpelling(signal) : 'seed');
-    return this.list('/vms', protectedVmSchema, query, signal, spelling === 'product' ? PRODUCT_VM_FIELD_NAMES : undefined);
-  }
-
-  /** The spelling, found on the cluster list (the one path that differs) with the least asked of it. */
-  private async detectSpelling(signal: AbortSignal | undefined): Promise<ApiSpelling> {
-    await this.clusters({ fields: ['id'] }, signal);
-    return this.spelling.known ?? 'seed';
+    // A spelled field asked before the spelling is known: it is found on the cluster list (the one path that differs), asking least.
+    if (this.spelling.known === undefined && query.fields.some((field) => field in PRODUCT_VM_FIELD_NAMES)) {
+      await this.clusters({ fields: ['id'] }, signal);
+    }
+    return this.list('/vms', protectedVmSchema, query, signal, this.spelling.known === 'product' ? PRODUCT_VM_FIELD_NAMES : undefined);
   }
 
   private async list<T extends z.ZodRawShape, F extends keyof z.output<z.ZodObject<T>>>(

@@ -103,8 +103,7 @@ export class StorageClient extends ApiClient {
   async latestCapacity(system: StorageSystemRef, tier: CapacityTier, signal?: AbortSignal): Promise<TierCapacity | undefined> {
     return this.spelling.resolve(async (spelling) => {
       const resource = systemPath('/rest/v2.0', system.pathId, 'stats/capacity', spelling);
-      const query = { tier, sort: '-collection_epoch', size: 1 };
-      const body = await this.getJson(resource, signal, query);
+      const body = await this.getJson(resource, signal, { tier, sort: '-collection_epoch', size: 1 });
       const { items } = readPage(body, 'stats_capacity', capacitySampleSchema, resource.endpoint, resource.path);
       // The newest first is asked for; taking the maximum also survives a server that ignores sort on a short list.
       let newest: CapacitySample | undefined;
@@ -236,12 +235,6 @@ function toRefs(systems: readonly ManagedSystem[]): StorageSystemRef[] {
     .map((system) => systemRef(plainSystemId(system.id), systemPathSegment(system.id), system));
 }
 
-function systemRef(id: string, pathId: string, system: SystemDetails | ManagedSystem): StorageSystemRef {
-  return {
-    id,
-    pathId,
-    name: system.name,
-    ...(system.model !== undefined ? { model: system.model } : {}),
-    ...(system.version !== undefined ? { version: system.version } : {}),
-  };
+function systemRef(id: string, pathId: string, { name, model, version }: SystemDetails | ManagedSystem): StorageSystemRef {
+  return { id, pathId, name, model, version };
 }
