@@ -43,9 +43,8 @@ export function serverReason(text: string): string | undefined {
     return undefined;
   }
   if (!body || typeof body !== 'object') return undefined;
-  const record = body as Record<string, unknown>;
   for (const key of ['reason', 'message', 'details', 'error']) {
-    const value = record[key];
+    const value = (body as Record<string, unknown>)[key];
     if (typeof value === 'string' && value.trim()) return oneLine(value, MAX_REASON_CHARS);
   }
   return undefined;

@@ -85,17 +85,12 @@ export class TokenSession {
     const started = this.clock();
     const { value, expiresInSeconds } = await this.options.login();
     this.options.redactor?.addToken(value);
-    const token: HeldToken = { value, renewAt: renewTime(started, expiresInSeconds) };
+    // Renewed a tenth of its life early, at most RENEW_MARGIN_MS; a token without a lifetime, never.
+    const ttlMs = expiresInSeconds === undefined ? Infinity : expiresInSeconds * 1000;
+    const token: HeldToken = { value, renewAt: started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1) };
     this.current = token;
     return token;
   }
-}
-
-/** When a token issued at `started` is renewed: a tenth of its life early, at most RENEW_MARGIN_MS; never without a lifetime. */
-function renewTime(started: number, expiresInSeconds: number | undefined): number {
-  if (expiresInSeconds === undefined) return Number.POSITIVE_INFINITY;
-  const ttlMs = expiresInSeconds * 1000;
-  return started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1);
 }
 
 /** How a token API hands out a token (`POST {username, password}` to `loginPath`), carries it and ends its session. */

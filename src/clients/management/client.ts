@@ -48,12 +48,6 @@ const DEFAULT_TOKEN_TTL_SECONDS = 3600;
 /** Asset ids per latest-copies request (api-notes: batch many ids per request). */
 export const LATEST_COPIES_BATCH = 100;
 
-/** latest-copies' answer: the copies, and the assets one of whose items failed its checks (their newest copy is unknown). */
-export interface LatestCopies {
-  copies: LatestCopy[];
-  unreadable: string[];
-}
-
 /** Client of the management service (/api/v2): a bearer login session, random and serial paging, one method per listing read. */
 export class ManagementClient extends ApiClient {
   private readonly fetchPage: PageFetcher = (request) => this.fetchJson(request);
@@ -78,10 +72,11 @@ export class ManagementClient extends ApiClient {
   }
 
   /**
-   * The newest live copy of each given asset, in one request. The endpoint documents only `filter`, and with strict REST
-   * validation the service answers 400 to page or pageSize: the batch fits the default page; more pages are an error, not a cut.
+   * The newest live copy of each given asset, in one request, and the assets one of whose items failed its checks (their newest
+   * copy is unknown). The endpoint documents only `filter`, and with strict REST validation the service answers 400 to page or
+   * pageSize: the batch fits the default page; more pages are an error, not a cut.
    */
-  async latestCopies(assetIds: readonly string[], signal?: AbortSignal): Promise<LatestCopies> {
+  async latestCopies(assetIds: readonly string[], signal?: AbortSignal): Promise<{ copies: LatestCopy[]; unreadable: string[] }> {
     if (assetIds.length === 0) return { copies: [], unreadable: [] };
     if (assetIds.length > LATEST_COPIES_BATCH) throw new RangeError(`latest-copies takes at most ${LATEST_COPIES_BATCH} ids a request`);
     const endpoint = ENDPOINTS.latestCopies;

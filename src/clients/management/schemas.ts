@@ -70,19 +70,17 @@ export type Copy = z.output<typeof copySchema>;
 export const latestCopySchema = z.object({ assetId: z.string().min(1), createTime: timestamp, state: nullableString });
 export type LatestCopy = z.output<typeof latestCopySchema>;
 
+const stageCopyMetrics = z.object({
+  stageType: z.string(),
+  copyCount: z.number().nullish(),
+  latestCopyTime: timestamp.nullish(),
+  oldestCopyTime: timestamp.nullish(),
+});
+
 export const copyMetricsSchema = z.object({
   assetId: z.string().min(1),
   totalNumbers: z.number().nullish(),
-  stageCopyMetrics: z
-    .array(
-      z.object({
-        stageType: z.string(),
-        copyCount: z.number().nullish(),
-        latestCopyTime: timestamp.nullish(),
-        oldestCopyTime: timestamp.nullish(),
-      }),
-    )
-    .nullish(),
+  stageCopyMetrics: z.array(stageCopyMetrics).nullish(),
 });
 export type CopyMetrics = z.output<typeof copyMetricsSchema>;
 
