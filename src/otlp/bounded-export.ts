@@ -63,10 +63,7 @@ export class BoundedExportQueue<T> {
 
   private schedule(): void {
     if (this.exporting || this.queue.length === 0) return;
-    if (this.queue.length >= this.options.maxBatchSize) {
-      this.exportNext();
-      return;
-    }
+    if (this.queue.length >= this.options.maxBatchSize) return this.exportNext();
     // A timer that does not keep the process alive: the shutdown flushes.
     this.timer ??= setTimeout(() => {
       this.timer = undefined;

@@ -22,6 +22,7 @@ const MAX_KNOWN_JOBS = 200_000;
 const MAX_PENDING_TASKS = 50_000;
 const PENDING_TASK_MS = 6 * 3_600_000;
 const AUDIT_SCOPE = { name: 'dataprotect-exporter/audit' };
+const TRACES_PATH = /\/v1\/traces\/?$/;
 
 interface TargetState {
   resource: Resource;
@@ -49,6 +50,7 @@ export class EstateEventForwarder {
     // Exclusive: with no backfill, what completed at the start is history like what completed before.
     this.forwards = { activities: otlp.activities.enabled, auditEntries: otlp.auditLogs.enabled, historyAfter: now() - otlp.backfill };
     this.serviceName = serviceName ?? process.env.OTEL_SERVICE_NAME ?? DEFAULT_SERVICE_NAME;
+    const exporterOptions = (url: string | undefined) => ({ ...UNCOMPRESSED_OTLP, ...(url ? { url } : {}), timeoutMillis: otlp.timeout });
     const queueOptions = (signal: OtlpSignal) => ({
       maxQueueSize: otlp.maxQueueSize,
       maxBatchSize: MAX_BATCH_SIZE,
@@ -61,15 +63,14 @@ export class EstateEventForwarder {
     if (otlp.activities.enabled) {
       const { OTLPTraceExporter } =
         require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
-      const exporter = new OTLPTraceExporter({ ...UNCOMPRESSED_OTLP, ...(endpoint ? { url: endpoint } : {}), timeoutMillis: otlp.timeout });
-      this.spans = new BoundedExportQueue<ReadableSpan>(exporter, queueOptions('traces'));
+      this.spans = new BoundedExportQueue<ReadableSpan>(new OTLPTraceExporter(exporterOptions(endpoint)), queueOptions('traces'));
     }
     if (otlp.auditLogs.enabled) {
       const { OTLPLogExporter } =
         require('@opentelemetry/exporter-logs-otlp-http') as typeof import('@opentelemetry/exporter-logs-otlp-http');
-      const url = logsUrlOf(endpoint);
-      const exporter = new OTLPLogExporter({ ...UNCOMPRESSED_OTLP, ...(url ? { url } : {}), timeoutMillis: otlp.timeout });
-      this.logs = new BoundedExportQueue<ReadableLogRecord>(exporter, queueOptions('logs'));
+      // The logs URL beside a traces URL (…/v1/traces -> …/v1/logs); none: OTEL_EXPORTER_OTLP_* decide.
+      const url = endpoint && TRACES_PATH.test(endpoint) ? endpoint.replace(TRACES_PATH, '/v1/logs') : undefined;
+      this.logs = new BoundedExportQueue<ReadableLogRecord>(new OTLPLogExporter(exporterOptions(url)), queueOptions('logs'));
     }
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
@@ -156,8 +157,7 @@ export class EstateEventForwarder {
     let state = this.targets.get(target);
     if (!state) {
       const resource = resourceFromAttributes({ 'service.name': this.serviceName, 'dataprotect.target': target });
-      state = { resource, jobRoots: new Map(), waitingTasks: new Map() };
-      this.targets.set(target, state);
+      this.targets.set(target, (state = { resource, jobRoots: new Map(), waitingTasks: new Map() }));
     }
     return state;
   }
@@ -194,12 +194,6 @@ function remember(roots: Map<string, string>, jobId: string, rootId: string): vo
   roots.delete(jobId);
   roots.set(jobId, rootId);
   if (roots.size > MAX_KNOWN_JOBS) roots.delete(roots.keys().next().value as string);
-}
-
-/** The logs URL beside a traces URL (…/v1/traces -> …/v1/logs); undefined: OTEL_EXPORTER_OTLP_* decide. */
-export function logsUrlOf(tracesUrl: string | undefined): string | undefined {
-  if (!tracesUrl) return undefined;
-  return /\/v1\/traces\/?$/.test(tracesUrl) ? tracesUrl.replace(/\/v1\/traces\/?$/, '/v1/logs') : undefined;
 }
 
 export function forwarderFor(
