@@ -103,18 +103,13 @@ const targetSettings = z
     collectors: z.record(z.string(), collectorSettings).default({}),
   })
   .superRefine((target, ctx) => {
-    if (!target.password && !target.passwordFile) {
-      ctx.addIssue({ code: 'custom', path: ['password'], message: 'set password (may use ${ENV_VAR}) or passwordFile' });
-    }
-    if (target.password && target.passwordFile) {
-      ctx.addIssue({ code: 'custom', path: ['passwordFile'], message: 'set either password or passwordFile, not both' });
-    }
-    if (target.storageMode && target.kind !== 'storage') {
-      ctx.addIssue({ code: 'custom', path: ['storageMode'], message: 'only applies to targets of kind storage' });
-    }
-    if (target.apiSpelling && target.kind === 'management') {
-      ctx.addIssue({ code: 'custom', path: ['apiSpelling'], message: 'only applies to targets of kind storage or replication' });
-    }
+    const rules: Array<[wrong: boolean, field: string, message: string]> = [
+      [!target.password && !target.passwordFile, 'password', 'set password (may use ${ENV_VAR}) or passwordFile'],
+      [!!(target.password && target.passwordFile), 'passwordFile', 'set either password or passwordFile, not both'],
+      [!!target.storageMode && target.kind !== 'storage', 'storageMode', 'only applies to targets of kind storage'],
+      [!!target.apiSpelling && target.kind === 'management', 'apiSpelling', 'only applies to targets of kind storage or replication'],
+    ];
+    for (const [wrong, field, message] of rules) if (wrong) ctx.addIssue({ code: 'custom', path: [field], message });
   }, {
     // Run even when other fields of the target are wrong, so every mistake is reported at once.
     when: (payload) => typeof payload.value === 'object' && payload.value !== null,
