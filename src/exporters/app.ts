@@ -87,9 +87,7 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
     void sendExposition(deps, req, res, target);
   });
 
-  app.get('/', (_req, res) => {
-    res.type('html').send(landingPage(deps.store().all()));
-  });
+  app.get('/', (_req, res) => void res.type('html').send(landingPage(deps.store().all())));
 
   const protect = deps.protect;
   return (req, res) => {

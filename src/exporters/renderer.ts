@@ -50,7 +50,8 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
   // A target is down once a run could not reach its API and none has since: a run that failed on bad data still proves the source
   // answered, and one endpoint failing while the others answer leaves it up, whichever run ended last.
   for (const [target, { kind, reachedAt, unreachableSince }] of reach) {
-    samples.push({ name: 'dataprotect_up', labels: { target, kind }, value: reachedAt > unreachableSince || unreachableSince === Infinity ? 1 : 0 });
+    const up = reachedAt > unreachableSince || unreachableSince === Infinity;
+    samples.push({ name: 'dataprotect_up', labels: { target, kind }, value: up ? 1 : 0 });
   }
   return samples;
 }

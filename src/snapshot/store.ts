@@ -86,11 +86,14 @@ export class SnapshotStore {
 
   runFinished(target: string, collector: string, report: RunReport): void {
     const ended = { lastRunEndAt: report.endedAt, lastRunSucceeded: report.ok, lastDurationSeconds: report.durationSeconds };
-    this.update(target, collector, report.ok, (record) =>
-      report.ok
-        ? { ...record, ...ended, result: report.result, lastSuccessAt: report.endedAt, unreachableSince: undefined, lastError: undefined }
-        : { ...record, ...ended, unreachableSince: unreachableSince(record, report), lastError: report.error, failures: record.failures + 1 },
-    );
+    this.update(target, collector, report.ok, (record) => {
+      if (!report.ok) {
+        const unreachableSince = report.unreachable ? (record.unreachableSince ?? report.endedAt) : undefined;
+        return { ...record, ...ended, unreachableSince, lastError: report.error, failures: record.failures + 1 };
+      }
+      const { result, endedAt: lastSuccessAt } = report;
+      return { ...record, ...ended, result, lastSuccessAt, unreachableSince: undefined, lastError: undefined };
+    });
   }
 
   /** Forgets a target (removed by a reload). */
@@ -142,8 +145,4 @@ export class SnapshotStore {
 function lastRunOf(record: CollectorRecord): Partial<CollectorRecord> {
   const { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, unreachableSince, lastError } = record;
   return { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, unreachableSince, lastError };
-}
-
-function unreachableSince(record: CollectorRecord, failure: RunReport & { ok: false }): number | undefined {
-  return failure.unreachable ? (record.unreachableSince ?? failure.endedAt) : undefined;
 }

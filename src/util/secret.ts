@@ -56,16 +56,13 @@ export class Redactor {
 
   /** An error body: JSON is re-encoded with its strings redacted decoded, so no encoder's escapes (\u0026, \/, \u00e4) hide a secret. */
   redactBody(text: string): string {
+    const redactString = (_key: string, value: unknown): unknown => (typeof value === 'string' ? this.redact(value) : value);
     try {
-      if (text.length <= MAX_DECODED_BODY_CHARS) return JSON.stringify(JSON.parse(text), (_key, value: unknown) => this.redactValue(value));
+      if (text.length <= MAX_DECODED_BODY_CHARS) return JSON.stringify(JSON.parse(text), redactString);
     } catch {
       // not JSON: redacted as text
     }
     return this.redact(text);
-  }
-
-  private redactValue(value: unknown): unknown {
-    return typeof value === 'string' ? this.redact(value) : value;
   }
 }
 
