@@ -7,7 +7,6 @@ import { deserialize, serialize } from 'node:v8';
 import type { LevelWithSilent } from 'pino';
 import { createLogger } from '../util/logger';
 import { ExporterRuntime, type Checkpoints, type CollectionObserver, type RequestEvent } from '../runtime';
-import type { StoreListener } from '../snapshot/store';
 import { startTracing } from '../tracing';
 import { fromWire, type CheckpointBytes, type FromWorker, type ToWorker, type WorkerStart } from './protocol';
 
@@ -55,17 +54,6 @@ function checkpointsOf(saved: readonly CheckpointBytes[]): Checkpoints {
   return checkpoints;
 }
 
-function storeMirror(send: Send): StoreListener {
-  return {
-    // A new result's bytes move to the serving thread: this side never reads them again.
-    changed: (record, resultChanged) =>
-      resultChanged && record.result
-        ? send({ type: 'record', record }, [record.result.bytes.buffer as ArrayBuffer])
-        : send({ type: 'record', record: { ...record, result: undefined } }),
-    removed: (target, collector) => send({ type: 'removed', target, collector }),
-  };
-}
-
 function run(port: MessagePort, start: WorkerStart): void {
   // The serving thread has told why an SDK did not start.
   const tracing = start.tracing && startTracing(start.tracing);
@@ -80,7 +68,14 @@ function run(port: MessagePort, start: WorkerStart): void {
     logger,
     now: () => new Date(Date.now() + clockOffsetMs),
     observer,
-    storeListener: storeMirror(send),
+    storeListener: {
+      // A new result's bytes move to the serving thread: this side never reads them again.
+      changed: (record, resultChanged) =>
+        resultChanged && record.result
+          ? send({ type: 'record', record }, [record.result.bytes.buffer as ArrayBuffer])
+          : send({ type: 'record', record: { ...record, result: undefined } }),
+      removed: (target, collector) => send({ type: 'removed', target, collector }),
+    },
     tracing,
     // Counters go on where the thread before this one left them, their events each counted once.
     resumeFrom: checkpointsOf(start.checkpoints ?? []),

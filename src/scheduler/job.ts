@@ -150,11 +150,10 @@ export class CollectorJob {
       }),
     );
     const now = this.deps.now ?? (() => new Date());
-    const settings = this.deps.settings();
     const context = {
       target: this.runtime.config,
       client: this.runtime.client,
-      settings,
+      settings: this.deps.settings(),
       logger,
       state: this.state,
       shared: sharedView(this.runtime.shared, now),
@@ -176,8 +175,7 @@ export class CollectorJob {
     if (this.stopped) return this.discarded(span, logger);
     this.state = result.state;
     this.cutOffAtMs = undefined;
-    const collectingSince = this.collectingSince as Date;
-    if (this.countsEvents) this.deps.onCheckpoint?.({ state: this.state, collectingSince });
+    if (this.countsEvents) this.deps.onCheckpoint?.({ state: this.state, collectingSince: this.collectingSince as Date });
     // seen until staleAfter past this collector's next run, as its series are served
     const seenForMs = scheduleIntervalSeconds(this.settings.schedule) * 1000 + this.deps.settings().staleAfter;
     for (const [key, value] of result.publish ?? []) this.runtime.shared.set(key.id, { value, until: value.readAt + seenForMs });
@@ -195,8 +193,7 @@ export class CollectorJob {
       ...(result.items !== undefined ? { 'dataprotect.items': result.items } : {}),
       'dataprotect.requests': count.requests,
     });
-    const figures = { durationSeconds, series: ready.series, items: result.items, requests: count.requests };
-    logger.debug(figures, 'collection succeeded');
+    logger.debug({ durationSeconds, series: ready.series, items: result.items, requests: count.requests }, 'collection succeeded');
     return 'success';
   }
 
