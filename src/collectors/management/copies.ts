@@ -178,15 +178,9 @@ export function aggregate(copies: readonly Copy[], now: number): Map<string, Loc
     if (copy.retentionTime != null) entry.expiring.push([copy.retentionTime, copy.size ?? Number.NaN]);
   }
   const out = new Map<string, LocationCopies>();
-  for (const [location, entry] of byLocation) {
-    entry.expiring.sort((a, b) => a[0] - b[0]);
-    out.set(location, {
-      count: entry.count,
-      bytes: entry.bytes,
-      unsized: entry.unsized,
-      expiries: entry.expiring.map(([time]) => time),
-      expiringSizes: entry.expiring.map(([, size]) => size),
-    });
+  for (const [location, { expiring, ...counts }] of byLocation) {
+    expiring.sort((a, b) => a[0] - b[0]);
+    out.set(location, { ...counts, expiries: expiring.map(([time]) => time), expiringSizes: expiring.map(([, size]) => size) });
   }
   return out;
 }
