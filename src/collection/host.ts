@@ -175,21 +175,18 @@ export class CollectionHost implements Collection {
     else if (message.type === 'removed') this.store.remove(message.target, message.collector);
     else if (message.type === 'requests') message.events.forEach((event) => observer.onRequest(event));
     else if (message.type === 'otlpDropped') observer.onOtlpDropped(message.signal, message.count);
-    else if (message.type === 'reply') this.replied(message);
     else if (message.type === 'checkpoint') this.keepCheckpoint(message);
-    else {
+    else if (message.type === 'reply') {
+      const call = this.calls.get(message.id);
+      this.calls.delete(message.id);
+      if (message.error !== undefined) call?.reject(new Error(message.error));
+      else call?.resolve(message.value);
+    } else {
       this.firstRoundDone = message.complete;
       // A thread that finished its first round works: its next death starts the back-off afresh.
       if (message.complete) this.backoffMs = FIRST_BACKOFF_MS;
       observer.recordFirstRound(message.complete);
     }
-  }
-
-  private replied(reply: Extract<FromWorker, { type: 'reply' }>): void {
-    const call = this.calls.get(reply.id);
-    this.calls.delete(reply.id);
-    if (reply.error !== undefined) call?.reject(new Error(reply.error));
-    else call?.resolve(reply.value);
   }
 
   private keepCheckpoint({ target, collector, bytes }: CheckpointBytes): void {
