@@ -130,14 +130,11 @@ const targetSettings = z
 const basicAuthPassword = z
   .union([z.string().min(1), z.strictObject({ passwordFile: z.string().min(1) })])
   .transform((value, ctx) => {
-    if (typeof value === 'string') {
-      if (/^\$2[abxy]?\$/.test(value) && !/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value)) {
-        ctx.addIssue({ code: 'custom', message: 'looks like a bcrypt hash but is not a complete one ($2y$NN$ and 53 characters)' });
-        return z.NEVER;
-      }
-      return new Secret(value);
-    }
-    return secretFile(value.passwordFile, ['passwordFile'], ctx) ?? z.NEVER;
+    if (typeof value !== 'string') return secretFile(value.passwordFile, ['passwordFile'], ctx) ?? z.NEVER;
+    const brokenHash = /^\$2[abxy]?\$/.test(value) && !/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value);
+    if (!brokenHash) return new Secret(value);
+    ctx.addIssue({ code: 'custom', message: 'looks like a bcrypt hash but is not a complete one ($2y$NN$ and 53 characters)' });
+    return z.NEVER;
   });
 
 const webSettings = z.strictObject({
@@ -151,10 +148,8 @@ const webSettings = z.strictObject({
     .superRefine((users, ctx) => {
       const names = Object.keys(users);
       if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one user, or remove basicAuthUsers' });
-      for (const name of names) {
-        if (/^[^:\s]+$/.test(name)) continue;
-        ctx.addIssue({ code: 'custom', path: [name], message: 'a basic-auth user name has no colon or white space' });
-      }
+      const message = 'a basic-auth user name has no colon or white space';
+      for (const name of names) if (!/^[^:\s]+$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message });
     })
     .optional(),
 });
