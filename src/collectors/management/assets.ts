@@ -1,5 +1,4 @@
 import { defineCollector, type CollectorContext, type Sample } from '../types';
-import type { ExporterConfig } from '../../config/load';
 import { policyRpo } from './policy-rpo';
 import { ASSET_LIST, currentPolicies, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets } from './published';
 import type { AssetRecord, LatestCopyTimes, Policies } from './published';
@@ -48,7 +47,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : asked === undefined ? undefined : null });
     }
     return {
-      samples: assetSamples(ctx.target.name, assets, ctx.settings, policies),
+      samples: assetSamples(ctx, assets, policies),
       state: { ownLatest },
       publish: [[ASSET_LIST, { readAt: now, assets }]],
       items: assets.size,
@@ -80,11 +79,11 @@ async function askLatestCopies(
 }
 
 function assetSamples(
-  target: string,
+  ctx: CollectorContext<'management', AssetsState>,
   assets: ReadonlyMap<string, AssetRecord>,
-  settings: ExporterConfig['collection'],
   policies: Policies,
 ): Sample[] {
+  const target = ctx.target.name;
   const samples: Sample[] = [];
   const counts = new Tally<[string, string]>();
   const withoutCopy = new Tally<[string, string]>();
@@ -92,7 +91,7 @@ function assetSamples(
     const group: [string, string] = [asset.type, asset.protectionStatus];
     counts.add(group);
     withoutCopy.add(group, asset.newestCopyTime === null ? 1 : 0);
-    if (!perAssetSeriesFor(settings, asset)) continue;
+    if (!perAssetSeriesFor(ctx.settings, asset)) continue;
     const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
     samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
     if (asset.newestCopyTime != null) {
@@ -101,7 +100,7 @@ function assetSamples(
     if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });
     if (asset.protected) {
       const schedule = asset.policyId === null ? undefined : policies.byId.get(asset.policyId)?.schedule;
-      const rpo = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, settings);
+      const rpo = policyRpo({ id: asset.policyId, name: asset.policyName }, schedule, ctx.settings);
       samples.push({ name: 'dataprotect_asset_rpo_seconds', labels, value: rpo.ms / 1000 });
     }
   }

@@ -47,8 +47,7 @@ export const complianceCollector = defineCollector<'management'>({
 /** Whether `candidate` ran before `known` (then the known one stays); without both times, the later listed wins. */
 function isOlder(candidate: ComplianceDetail, known: ComplianceDetail): boolean {
   const [candidateTime, knownTime] = [candidate.completionTime ?? candidate.createdAt, known.completionTime ?? known.createdAt];
-  if (candidateTime == null) return knownTime != null;
-  return knownTime != null && candidateTime < knownTime;
+  return knownTime != null && (candidateTime == null || candidateTime < knownTime);
 }
 
 /** The record's statuses; undefined (the record skipped and counted) when it has none. */

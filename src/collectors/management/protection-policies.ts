@@ -40,9 +40,7 @@ export const protectionPoliciesCollector = defineCollector<'management', Protect
       byId.set(policy.id, { name: policy.name, type: policy.type ?? null, schedule });
       if (schedule) samples.push(rpoSample(ctx, policy, schedule, warned));
     }
-    if (assetList) {
-      for (const asset of assetList.assets.values()) if (asset.policyName !== '') perPolicy.add([asset.policyName]);
-    }
+    for (const asset of assetList?.assets.values() ?? []) if (asset.policyName !== '') perPolicy.add([asset.policyName]);
     samples.push(...perPolicy.samples('dataprotect_policy_assets', { target }, ['policy']));
     return { samples, state: { warned }, publish: [[POLICIES, { readAt: ctx.now().getTime(), byId }]], items: byId.size };
   },

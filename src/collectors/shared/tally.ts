@@ -21,12 +21,9 @@ export class Tally<K extends readonly string[]> {
   add(key: K, amount = 1): K {
     const id = compositeKey(key);
     const entry = this.counts.get(id);
-    if (!entry) {
-      this.counts.set(id, { key, value: amount });
-      return key;
-    }
-    entry.value += amount;
-    return entry.key;
+    if (entry) entry.value += amount;
+    else this.counts.set(id, { key, value: amount });
+    return entry?.key ?? key;
   }
 
   get(key: K): number {
