@@ -63,14 +63,10 @@ export class ApiClient {
   private send(request: HttpRequest): Promise<HttpResponse> {
     const { session, tokenApi } = this;
     const sendWith = (headers: Record<string, string>) => this.http.request({ ...request, headers: { ...request.headers, ...headers } });
-    if (!session || !tokenApi) return sendWith({ authorization: this.basicAuthorization() });
-    return session.send(request.endpoint, request.signal, (token) => sendWith(tokenApi.carry(token)));
-  }
-
-  /** Built per request, so the revealed password is never kept in a field that could be logged. */
-  private basicAuthorization(): string {
+    if (session && tokenApi) return session.send(request.endpoint, request.signal, (token) => sendWith(tokenApi.carry(token)));
+    // Built per request, so the revealed password is never kept in a field that could be logged.
     const credentials = `${this.target.username}:${this.target.password.reveal()}`;
-    return `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+    return sendWith({ authorization: `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}` });
   }
 
   /** A GET with the target's credentials: the parsed JSON of a 2xx answer, an ApiError otherwise. */

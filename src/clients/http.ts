@@ -131,11 +131,9 @@ export class HttpCore {
         'retrying request',
       );
       waited += wait;
-      try {
-        await sleep(wait, request.signal);
-      } catch {
+      await sleep(wait, request.signal).catch(() => {
         throw new ApiError('aborted', request.endpoint, 'aborted by the collector time limit while waiting to retry');
-      }
+      });
     }
   }
 

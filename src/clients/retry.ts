@@ -32,8 +32,7 @@ export function retryDelay(
     : status !== undefined && REFUSED_STATUS.has(status);
   const backoff = Math.random() * policy.backoffBaseMs * 2 ** (attempt - 1);
   const delay = Math.max(backoff, parseRetryAfter(outcome.headers?.['retry-after']) ?? 0);
-  if (!retriable || attempt >= policy.maxAttempts || waited + delay > policy.maxRetryWaitMs) return undefined;
-  return delay;
+  return !retriable || attempt >= policy.maxAttempts || waited + delay > policy.maxRetryWaitMs ? undefined : delay;
 }
 
 /** Retry-After as delay-seconds or an HTTP date, in milliseconds. */

@@ -87,9 +87,8 @@ export class TokenSession {
     this.options.redactor?.addToken(value);
     // Renewed a tenth of its life early, at most RENEW_MARGIN_MS; a token without a lifetime, never.
     const ttlMs = expiresInSeconds === undefined ? Infinity : expiresInSeconds * 1000;
-    const token: HeldToken = { value, renewAt: started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1) };
-    this.current = token;
-    return token;
+    this.current = { value, renewAt: started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1) };
+    return this.current;
   }
 }
 

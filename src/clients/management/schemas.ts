@@ -18,11 +18,9 @@ export function parseTimestamp(text: string): number {
 
 const timestamp = z.string().transform((text, ctx) => {
   const ms = parseTimestamp(text);
-  if (Number.isNaN(ms)) {
-    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text.slice(0, 40))} is not an ISO 8601 timestamp` });
-    return z.NEVER;
-  }
-  return ms;
+  if (!Number.isNaN(ms)) return ms;
+  ctx.addIssue({ code: 'custom', message: `${JSON.stringify(text.slice(0, 40))} is not an ISO 8601 timestamp` });
+  return z.NEVER;
 });
 
 const nullableString = z.string().nullish();
