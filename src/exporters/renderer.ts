@@ -60,11 +60,7 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
 function familyChunks(results: readonly ReadyResult[]): Buffer[] {
   const out: Buffer[] = [];
   for (const [family, header] of HEADERS) {
-    const parts: Buffer[] = [];
-    for (const result of results) {
-      const member = familyMember(result, family);
-      if (member) parts.push(member);
-    }
+    const parts = results.map((result) => familyMember(result, family)).filter((member) => member !== undefined);
     if (parts.length > 0) out.push(header, ...parts);
   }
   return out;
