@@ -202,10 +202,9 @@ export function forwarderFor(
   onDropped: (signal: OtlpSignal, count: number) => void,
   now: () => Date,
 ): EstateEventForwarder | undefined {
-  if (!config.otlp.activities.enabled && !config.otlp.auditLogs.enabled) return undefined;
-  const forwarder = new EstateEventForwarder(config, logger.child({ component: 'otlp' }), onDropped, () => now().getTime());
-  const endpoint = config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*';
   const { activities, auditLogs } = config.otlp;
+  if (!activities.enabled && !auditLogs.enabled) return undefined;
+  const endpoint = config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*';
   logger.info({ activities: activities.enabled, auditLogs: auditLogs.enabled, endpoint }, 'forwarding estate events over OTLP');
-  return forwarder;
+  return new EstateEventForwarder(config, logger.child({ component: 'otlp' }), onDropped, () => now().getTime());
 }
