@@ -15,7 +15,7 @@ export const alertsCollector = defineCollector<'management'>({
   metrics: ['dataprotect_alerts'],
   async collect(ctx, signal) {
     const target = ctx.target.name;
-    // random paging may repeat an alert when the list shifts
+    // an alert listed twice (the list changing while it is read) counts once
     const { unique: alerts } = uniqueBy(await collectAll(ctx.client.alerts({}, signal)), (alert) => alert.id);
     const tally = new Tally<[string, string]>();
     for (const severity of KNOWN_SEVERITIES) for (const ack of ['false', 'true']) tally.add([severity, ack], 0);
