@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { Pool, errors as undiciErrors, type Dispatcher } from 'undici';
 import { trace, SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
@@ -67,8 +66,6 @@ export class HttpCore {
   /** the target's credentials: the token sessions add the tokens they are issued */
   readonly redactor: Redactor;
   private readonly pool: Pool;
-  /** Attempts on the wire, as many as the pool's connections: an attempt's time limit starts once it has one, not in the queue. */
-  private readonly onTheWire: ReturnType<typeof pLimit>;
   private readonly options: RetryPolicy & HttpCoreOptions;
   /** The base URL's path prefix (e.g. "" or "/dp"), prepended to every request path (parsed once, not per request). */
   private readonly prefix: string;
@@ -79,7 +76,6 @@ export class HttpCore {
     this.redactor = options.redactor ?? new Redactor([]);
     const url = new URL(options.baseUrl);
     this.prefix = url.pathname.replace(/\/+$/, '');
-    this.onTheWire = pLimit(options.maxConcurrency);
     this.pool = new Pool(url.origin, {
       connections: options.maxConcurrency,
       pipelining: 1,
@@ -115,7 +111,7 @@ export class HttpCore {
       let response: HttpResponse | undefined;
       let failure: ApiError | undefined;
       try {
-        response = await this.onTheWire(() => this.send(request));
+        response = await this.send(request);
       } catch (error) {
         failure = error as ApiError;
         if (failure.kind === 'aborted') throw failure;
