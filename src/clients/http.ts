@@ -60,12 +60,25 @@ const tracer = trace.getTracer('dataprotect-exporter');
 /** How long closing a client waits for its requests in flight (a logout) before cutting them off. */
 const CLOSE_GRACE_MS = 2_000;
 
+/** Calls a request's `onWire` when undici writes it to a connection: its time limit starts there, not in the pool's queue. */
+const onWireHook: Dispatcher.DispatcherComposeInterceptor = (dispatch) => (options, handler) => {
+  // compose() hands each dispatch a handler of its own: overriding its method touches no other request
+  const requestStart = handler.onRequestStart?.bind(handler);
+  handler.onRequestStart = (controller, context) => {
+    (options as { onWire?: () => void }).onWire?.();
+    requestStart?.(controller, context);
+  };
+  return dispatch(options, handler);
+};
+
 /** The one place that talks HTTP: a Pool per origin (its connections the target's concurrency limit), time limits, retries and spans. */
 export class HttpCore {
   readonly target: string;
   /** the target's credentials: the token sessions add the tokens they are issued */
   readonly redactor: Redactor;
   private readonly pool: Pool;
+  /** the pool, telling each request when a connection takes it */
+  private readonly dispatcher: Dispatcher;
   private readonly options: RetryPolicy & HttpCoreOptions;
   /** The base URL's path prefix (e.g. "" or "/dp"), prepended to every request path (parsed once, not per request). */
   private readonly prefix: string;
@@ -81,6 +94,7 @@ export class HttpCore {
       pipelining: 1,
       connect: { ...(options.tls?.ca ? { ca: options.tls.ca } : {}), rejectUnauthorized: !options.tls?.insecureSkipVerify },
     });
+    this.dispatcher = this.pool.compose(onWireHook);
   }
 
   /** Sends the request, retrying transient failures. Resolves with any final status; the API client judges it. */
@@ -133,19 +147,20 @@ export class HttpCore {
     }
   }
 
-  /** One attempt, with its own time limit linked to the caller's signal, recorded in the request metrics. */
+  /** One attempt, its time limit from when a connection takes it, linked to the caller's signal, recorded in the request metrics. */
   private async send(request: HttpRequest): Promise<HttpResponse> {
     const started = performance.now();
-    const deadline = new LinkedSignal(request.signal, this.options.requestTimeoutMs);
+    const deadline = new LinkedSignal(request.signal);
     let code = 'error';
     try {
       const json = request.body !== undefined;
-      const response = await this.pool.request({
+      const response = await this.dispatcher.request({
         method: request.method,
         path: this.prefix + request.path,
         headers: { accept: 'application/json', ...request.headers, ...(json ? { 'content-type': 'application/json' } : {}) },
         body: json ? JSON.stringify(request.body) : undefined,
         signal: deadline.signal,
+        onWire: () => deadline.startTimer(this.options.requestTimeoutMs),
       } as Dispatcher.RequestOptions);
       code = String(response.statusCode);
       const text = await readBody(response, request.endpoint, this.options.maxResponseBytes, this.options.responseBudget);

@@ -31,15 +31,10 @@ export class SharedKey<T extends Published> {
 }
 
 /** What a collector publishes: `readAt` (exporter clock, epoch ms) says how old it is. */
-export interface Published {
-  readonly readAt: number;
-}
+export type Published = { readonly readAt: number };
 
 /** A published value and the last moment (exporter clock, epoch ms) the other collectors see it. */
-export interface SharedEntry {
-  readonly value: Published;
-  readonly until: number;
-}
+export type SharedEntry = { readonly value: Published; readonly until: number };
 
 /** The shared values as a run sees them: a publisher that keeps failing steers the others no longer than its own series are served. */
 export function sharedView(entries: ReadonlyMap<string, SharedEntry>, now: () => Date): CollectorContext<TargetKind, unknown>['shared'] {

@@ -6,7 +6,7 @@ import { setMaxListeners } from 'node:events';
 
 export class LinkedSignal {
   private readonly controller = new AbortController();
-  private readonly timer: NodeJS.Timeout | undefined;
+  private timer: NodeJS.Timeout | undefined;
   private readonly followParent = (): void => this.controller.abort(this.parent?.reason);
   /** whether the time limit, not the parent, aborted it */
   timedOut = false;
@@ -19,12 +19,16 @@ export class LinkedSignal {
     setMaxListeners(Infinity, this.controller.signal);
     if (parent?.aborted) this.followParent();
     else parent?.addEventListener('abort', this.followParent, { once: true });
-    if (timeoutMs !== undefined && !this.signal.aborted) {
-      this.timer = setTimeout(() => {
-        this.timedOut = true;
-        this.controller.abort(new DOMException(`no end within ${timeoutMs} ms`, 'TimeoutError'));
-      }, timeoutMs).unref();
-    }
+    if (timeoutMs !== undefined) this.startTimer(timeoutMs);
+  }
+
+  /** Starts the time limit now (an HTTP attempt's once a connection takes it); a second call changes nothing. */
+  startTimer(timeoutMs: number): void {
+    if (this.timer !== undefined || this.signal.aborted) return;
+    this.timer = setTimeout(() => {
+      this.timedOut = true;
+      this.controller.abort(new DOMException(`no end within ${timeoutMs} ms`, 'TimeoutError'));
+    }, timeoutMs).unref();
   }
 
   get signal(): AbortSignal {

@@ -125,6 +125,16 @@ describe('HttpCore', () => {
     await http.close();
   });
 
+  it("starts an attempt's time limit when a connection takes it, not while it waits for one", async () => {
+    // each answer takes 400 ms of a 1,000 ms limit; five requests on one connection wait up to 1,600 ms for it
+    start((req, res) => void setTimeout(() => json(200, {})(req, res), 400));
+    const { http, events } = core({ requestTimeoutMs: 1000, maxConcurrency: 1, maxAttempts: 1 });
+    const answers = await Promise.allSettled(Array.from({ length: 5 }, () => http.request(get)));
+    expect(answers.map((answer) => answer.status)).toEqual(Array(5).fill('fulfilled'));
+    expect(events.map((event) => event.code)).toEqual(Array(5).fill('200'));
+    await http.close();
+  });
+
   it('refuses a body above the size limit, announced or streamed, as a protocol error', async () => {
     const { http } = core({ maxResponseBytes: 1000 });
     start(json(200, { data: 'x'.repeat(2000) }));
