@@ -58,6 +58,23 @@ const asset = (id: string, extra: Record<string, unknown> = {}): Record<string, 
   ...extra,
 });
 
+const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
+
+/** The clients a test makes with clientWith, closed after it; every test starts with no request recorded. */
+const clients: ManagementClient[] = [];
+function clientWith(overrides: Record<string, unknown>): ManagementClient {
+  const client = makeClient(overrides);
+  clients.push(client);
+  return client;
+}
+beforeEach(() => {
+  requests.length = 0;
+});
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+const sentTo = (path: string): string[] => requests.filter((r) => r.startsWith(`GET ${path}`));
+
 describe('management client: answers of the wrong shape', () => {
   let client: ManagementClient;
   beforeEach(() => {
@@ -175,20 +192,6 @@ describe('management client: answers of the wrong shape', () => {
 });
 
 describe('management client: listings that never end', () => {
-  const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
-  const clients: ManagementClient[] = [];
-  const clientWith = (overrides: Record<string, unknown>): ManagementClient => {
-    const client = makeClient(overrides);
-    clients.push(client);
-    return client;
-  };
-  beforeEach(() => {
-    requests.length = 0;
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-  });
-  const sentTo = (path: string): string[] => requests.filter((r) => r.startsWith(`GET ${path}`));
 
   it('serial: stops at an empty page whose queryState is not END, naming the endpoint', async () => {
     let token = 0;
@@ -252,20 +255,6 @@ describe('management client: listings that never end', () => {
 });
 
 describe('management client: pages that would be counted wrong', () => {
-  const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
-  const clients: ManagementClient[] = [];
-  const clientWith = (overrides: Record<string, unknown>): ManagementClient => {
-    const client = makeClient(overrides);
-    clients.push(client);
-    return client;
-  };
-  beforeEach(() => {
-    requests.length = 0;
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-  });
-  const sentTo = (path: string): string[] => requests.filter((r) => r.startsWith(`GET ${path}`));
   const pageOf = (url: URL): number => Number(url.searchParams.get('page'));
 
   it('random: a page whose number is not the one asked (a proxy dropping `page`) fails the listing, copies not counted twice', async () => {
@@ -325,19 +314,6 @@ describe('management client: pages that would be counted wrong', () => {
 });
 
 describe('management client: a listing read in ranges of the key', () => {
-  const policy = (id: string): Record<string, unknown> => ({ id, name: `policy ${id}` });
-  const clients: ManagementClient[] = [];
-  const clientWith = (overrides: Record<string, unknown>): ManagementClient => {
-    const client = makeClient(overrides);
-    clients.push(client);
-    return client;
-  };
-  beforeEach(() => {
-    requests.length = 0;
-  });
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-  });
   const policyRequests = (): number => requests.filter((r) => r.startsWith('GET /api/v2/protection-policies')).length;
   /** The id range a request's filter asks for, as key-space points (16^8 of them), or undefined for the whole query. */
   const rangeOf = (url: URL): { lo: number; hi: number } | undefined => {
