@@ -60,7 +60,7 @@ export const COPY_FINGERPRINTS = new SharedKey<CopyFingerprints>('management.cop
 
 type ManagementContext = CollectorContext<'management', unknown>;
 
-/** The asset list the assets collector published (ctx.shared shows one younger than staleAfter), or a fresh read. */
+/** The asset list the assets collector published (ctx.shared shows it while its series are served), or a fresh read. */
 export async function currentAssets(ctx: ManagementContext, signal: AbortSignal): Promise<AssetList> {
   return ctx.shared.get(ASSET_LIST) ?? { assets: await readAssets(ctx, signal), readAt: ctx.now().getTime() };
 }
