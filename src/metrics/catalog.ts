@@ -63,7 +63,11 @@ const families = [
     help: 'One per asset that is not deleted; value 1.' },
   { name: 'dataprotect_asset_last_copy_timestamp_seconds', type: 'gauge', labels: ASSET,
     help: "Time of the asset's newest live copy (lastAvailableCopyTime, or the newest createTime latest-copies names, copies in a " +
-      "deletion state left out); absent for an asset with no copy, or whose latest-copies item was unreadable (a skipped item)." },
+      "deletion state left out); absent for an asset with no copy (dataprotect_asset_without_copy says which), or whose latest-copies " +
+      'item was unreadable (a skipped item).' },
+  { name: 'dataprotect_asset_without_copy', type: 'gauge', labels: ASSET,
+    help: 'One per asset known to have no copy at all; value 1. Absent for an asset with a copy, and for one whose latest-copies ' +
+      'item was unreadable: its newest copy is unknown, and it is neither without copy nor within or out of its RPO.' },
   { name: 'dataprotect_asset_rpo_seconds', type: 'gauge', labels: ASSET,
     help: "Recovery point objective of the protected asset: its policy's, as in dataprotect_policy_rpo_seconds." },
   { name: 'dataprotect_asset_size_bytes', type: 'gauge', labels: ASSET, help: 'Size of the asset.' },

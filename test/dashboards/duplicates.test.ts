@@ -89,6 +89,7 @@ const ESTATE: readonly Series[] = [
   ['dataprotect_asset_last_copy_timestamp_seconds', asset(mgmtA, 'a5', 'Gold'), NOW_AT_EACH_STEP],
   ['dataprotect_asset_last_copy_timestamp_seconds', asset(mgmtB, 'b1', 'Silver'), NOW_AT_EACH_STEP],
   ['dataprotect_asset_last_copy_timestamp_seconds', asset(mgmtB, 'b2', 'Silver'), constant(-2 * DAY)],
+  ['dataprotect_asset_without_copy', asset(mgmtA, 'a3', 'Gold'), constant(1)],
   ['dataprotect_asset_rpo_seconds', asset(mgmtA, 'a1', 'Gold'), constant(DAY)],
   ['dataprotect_asset_rpo_seconds', asset(mgmtA, 'a2', 'Gold'), constant(DAY)],
   ['dataprotect_asset_rpo_seconds', asset(mgmtA, 'a3', 'Gold'), constant(DAY)],

@@ -27,6 +27,7 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
   metrics: [
     'dataprotect_asset_info',
     'dataprotect_asset_last_copy_timestamp_seconds',
+    'dataprotect_asset_without_copy',
     'dataprotect_asset_size_bytes',
     'dataprotect_asset_rpo_seconds',
     'dataprotect_assets',
@@ -94,7 +95,9 @@ function assetSamples(
     if (!perAssetSeriesFor(ctx.settings, asset)) continue;
     const labels = { target, asset_id: asset.id, asset_name: asset.name, asset_type: asset.type, policy: asset.policyName };
     samples.push({ name: 'dataprotect_asset_info', labels: { ...labels, protection_status: asset.protectionStatus }, value: 1 });
-    if (asset.newestCopyTime != null) {
+    // said, not left to an absent last-copy series: that also stands for an unknown newest copy
+    if (asset.newestCopyTime === null) samples.push({ name: 'dataprotect_asset_without_copy', labels, value: 1 });
+    else if (asset.newestCopyTime !== undefined) {
       samples.push({ name: 'dataprotect_asset_last_copy_timestamp_seconds', labels, value: asset.newestCopyTime / 1000 });
     }
     if (asset.size !== null) samples.push({ name: 'dataprotect_asset_size_bytes', labels, value: asset.size });

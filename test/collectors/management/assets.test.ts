@@ -82,6 +82,10 @@ describe('assets collector', () => {
     // even the first run, before latest-copies ran, knows which assets have no copy at all
     expect(counts(result, 'dataprotect_assets_without_copy')).toEqual(truthCounts(true));
     expect([...truthCounts(true).values()].reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    // and says which, with the asset's labels
+    const withoutCopy = byAsset(result, 'dataprotect_asset_without_copy');
+    expect(new Set(withoutCopy.keys())).toEqual(new Set(assets.filter((a) => truthNewest(a) === undefined).map((a) => a.id)));
+    for (const sample of withoutCopy.values()) expect(sample).toEqual({ ...(size.get(sample.labels.asset_id as string) as Sample), name: sample.name, value: 1 });
   });
 
   it('reports the newest copy even where lastAvailableCopyTime lags (null or older), once latest-copies ran', async () => {
@@ -125,6 +129,10 @@ describe('assets collector', () => {
     const unknown = live().filter((a) => a.lastAvailableCopyTime === null && truthNewest(a) !== undefined && !times.has(a.id));
     expect(unknown.length).toBe(Math.ceil(live().filter((a) => a.lastAvailableCopyTime === null).length / 100));
     expect(counts(result, 'dataprotect_assets_without_copy')).toEqual(truthCounts(true));
+    // per asset too: the unknown ones have neither a time nor a without-copy series
+    const withoutCopy = byAsset(result, 'dataprotect_asset_without_copy');
+    expect(new Set(withoutCopy.keys())).toEqual(new Set(live().filter((a) => truthNewest(a) === undefined).map((a) => a.id)));
+    for (const asset of unknown) expect(withoutCopy.has(asset.id)).toBe(false);
     // the others asked were read (a first run takes lastAvailableCopyTime as it is where there is one)
     const asked = live().filter((a) => a.lastAvailableCopyTime === null && times.has(a.id));
     for (const asset of asked) expect(times.get(asset.id)?.value).toBe(truthNewest(asset));
