@@ -5,7 +5,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { SimContext } from '../core/context';
 import type { ApiSpelling } from '../types';
 import type { ReplicationEstate } from './model';
-import { UnknownFieldError, applyListQuery } from './query';
+import { UnknownFieldError, applyListQuery, type ListRules } from './query';
 
 type Row = Readonly<Record<string, unknown>>;
 
@@ -23,6 +23,9 @@ const PRODUCT_FIELD_NAMES: Readonly<Record<string, string>> = {
   hvMgrId: 'vcId',
   hvMgrName: 'vcName',
 };
+
+/** The seed: a consistency group is "filterable by name and sortable by name and bandwidthPriority". */
+const GROUP_RULES: ListRules = { filterable: new Set(['name']), sortable: new Set(['name', 'bandwidthPriority']) };
 
 /** The real plugin's bandwidthPriority is a number where the seed shows a name. */
 const PRODUCT_BANDWIDTH_PRIORITY: Readonly<Record<string, number>> = { HIGH: 1, NORMAL: 2, LOW: 3 };
@@ -67,14 +70,17 @@ function messageFor(status: number): string {
  * VM, group and cluster fields carry the real plugin's names (PRODUCT_FIELD_NAMES),
  * a group's bandwidthPriority is a number; the
  * seed's paths are 404 there. On both spellings a `fields=` name the records
- * do not have is answered 400, as the real plugin does.
+ * do not have is answered 400, as the real plugin does, and so are a filter or
+ * sort by such a name and, on groups, any filter but name and sort but name and
+ * bandwidthPriority (the seed's "filterable by name and sortable by name and
+ * bandwidthPriority").
  */
 export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext, spelling: ApiSpelling = 'seed'): Express {
   const product = spelling === 'product';
   const spelled = (rows: readonly object[]): Row[] => (product ? rows.map(productRow) : (rows as Row[]));
-  const list = (rows: readonly object[], req: Request, res: Response) => {
+  const list = (rows: readonly object[], req: Request, res: Response, rules?: ListRules) => {
     try {
-      res.json(applyListQuery(spelled(rows), req.query));
+      res.json(applyListQuery(spelled(rows), req.query, rules));
     } catch (error) {
       if (!(error instanceof UnknownFieldError)) throw error;
       res.status(400).json({ ...(replicationErrorBody(400, req) as object), message: error.message });
@@ -98,7 +104,7 @@ export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext,
     if (!cluster) return fail(req, res, 404);
     res.json(product ? productRow(cluster) : cluster);
   });
-  app.get('/api/v1/groups', (req, res) => list(estate.groups, req, res));
+  app.get('/api/v1/groups', (req, res) => list(estate.groups, req, res, GROUP_RULES));
   app.get('/api/v1/vms', (req, res) => list(estate.vms, req, res));
 
   app.use((req: Request, res: Response) => fail(req, res, 404));

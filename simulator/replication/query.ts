@@ -8,23 +8,35 @@ type Row = Readonly<Record<string, unknown>>;
 
 const RESERVED = new Set(['sort', 'fields']);
 
-/** A `fields=` name the records do not have, which the real plugin answers with 400. */
+/** A name the records do not have (in `fields=`, a filter or `sort=`), or one the list does not filter or sort by: a 400. */
 export class UnknownFieldError extends Error {}
 
+/** What a list filters and sorts by, where the seed names it (consistency groups); otherwise any field of its records. */
+export interface ListRules {
+  filterable?: ReadonlySet<string>;
+  sortable?: ReadonlySet<string>;
+}
+
 /**
- * Filters, sorts and projects `rows`. A `fields=` name that no record carries
- * is an UnknownFieldError (the real plugin's 400); an empty list has nothing
- * to check names against and accepts any.
+ * Filters, sorts and projects `rows`. A name no record carries, in `fields=`, a filter or `sort=`, is an UnknownFieldError (the
+ * real plugin answers an unknown `fields=` name with 400; the grammar filters and sorts "by a field", so a name that is none is
+ * refused alike), and so is a filter or sort the list's rules do not allow. An empty list has nothing to check names against
+ * and accepts any its rules allow.
  */
-export function applyListQuery(rows: readonly Row[], query: Record<string, unknown>): Row[] {
+export function applyListQuery(rows: readonly Row[], query: Record<string, unknown>, rules: ListRules = {}): Row[] {
   const fields = listOf(query.fields);
-  if (rows.length > 0) {
-    const known = new Set(rows.flatMap((row) => Object.keys(row)));
-    const unknown = fields.filter((field) => !known.has(field));
-    if (unknown.length > 0) throw new UnknownFieldError(`Unknown field(s) in fields: ${unknown.join(', ')}`);
-  }
-  let result: Row[] = filterRows(rows, query);
+  const filters = Object.keys(query).filter((name) => !RESERVED.has(name));
   const sort = listOf(query.sort);
+  const sortFields = sort.map((key) => key.replace(/^[-+]/, ''));
+  const known = rows.length > 0 ? new Set(rows.flatMap((row) => Object.keys(row))) : undefined;
+  const refuse = (what: string, names: string[], allowed: ReadonlySet<string> | undefined): void => {
+    const unknown = names.filter((name) => (known && !known.has(name)) || (allowed && !allowed.has(name)));
+    if (unknown.length > 0) throw new UnknownFieldError(`Unknown field(s) in ${what}: ${unknown.join(', ')}`);
+  };
+  refuse('fields', fields, undefined);
+  refuse('filter', filters, rules.filterable);
+  refuse('sort', sortFields, rules.sortable);
+  let result: Row[] = filterRows(rows, query);
   if (sort.length > 0) result = sortRows(result, sort);
   if (fields.length > 0) result = result.map((row) => project(row, fields));
   return result;

@@ -178,6 +178,17 @@ describe('replication plugin API', () => {
     expect(Object.keys(list[0]!).sort()).toEqual(['id', 'name', 'status']);
   });
 
+  it('answers 400 to a filter or sort by a name the records lack, and on groups to any but the seed names', async () => {
+    for (const path of ['/api/v1/vms?page=2', '/api/v1/vms?sort=-nosuch', '/api/v1/rep-clusters?size=10', '/api/v1/groups?status=ACTIVE', '/api/v1/groups?sort=enabled']) {
+      const { status, body } = await get(path);
+      expect({ path, status }).toEqual({ path, status: 400 });
+      expect(body).toMatchObject({ status: 400, message: expect.stringMatching(/^Unknown field\(s\) in (filter|sort): /) });
+    }
+    const group = estate.groups[0]!;
+    const named = rows((await get(`/api/v1/groups?name=${encodeURIComponent(group.name)}&sort=-bandwidthPriority,name`)).body);
+    expect(named.map((g) => g.id)).toEqual(estate.groups.filter((g) => g.name === group.name).map((g) => g.id));
+  });
+
   it('shows groups with id, name, bandwidthPriority, status and enabled', async () => {
     const groups = rows((await get('/api/v1/groups?fields=id,name,bandwidthPriority,status,enabled')).body);
     expect(groups).toHaveLength(estate.groups.length);
