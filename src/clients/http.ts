@@ -9,7 +9,7 @@ import { Redactor } from '../util/secret';
 import { settlesWithin } from '../util/settles-within';
 import { sleep } from '../util/sleep';
 import { LinkedSignal } from '../util/linked-signal';
-import { countRequest } from './run-requests';
+import { countAnswer, countRequest } from './run-requests';
 
 /** Receives one event per HTTP attempt; the exporter turns them into dataprotect_api_* metrics. */
 export interface RequestObserver {
@@ -164,6 +164,7 @@ export class HttpCore {
       } as Dispatcher.RequestOptions);
       code = String(response.statusCode);
       const text = await readBody(response, request.endpoint, this.options.maxResponseBytes, this.options.responseBudget);
+      countAnswer();
       return { status: response.statusCode, headers: response.headers, text };
     } catch (error) {
       throw this.attemptError(error, request, deadline);

@@ -1,5 +1,5 @@
 /**
- * What one collector run's API reading amounts to: each request (once, however often retried) and each listing item skipped
+ * What one collector run's API reading amounts to: each request (once, however often retried), each answer, and each listing item skipped
  * for failing its checks, added to the run it is part of, so no collector counts them by hand. The job reports both.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -17,6 +17,8 @@ export interface SkippedItem {
 
 export interface RunCount {
   requests: number;
+  /** attempts the source answered in full (a status and the whole body, whatever the status) */
+  answers: number;
   skipped: SkippedItem[];
 }
 
@@ -31,6 +33,12 @@ export function countingRequests<T>(count: RunCount, work: () => T): T {
 export function countRequest(): void {
   const count = currentRun.getStore();
   if (count) count.requests += 1;
+}
+
+/** Adds an answered attempt to the run it is part of: a run that ends on its time limit without one met a source that hangs. */
+export function countAnswer(): void {
+  const count = currentRun.getStore();
+  if (count) count.answers += 1;
 }
 
 /** Adds a skipped item to the run it is part of (outside a run it is left out all the same). */

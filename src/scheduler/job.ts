@@ -122,7 +122,8 @@ export class CollectorJob {
       span.setAttributes({ 'dataprotect.target': target, 'dataprotect.collector': this.name });
       const logger = this.deps.logger.child({ target, collector: this.name });
       this.deps.store.runStarted(target, this.name);
-      const run: Run = { span, logger, started: performance.now(), count: { requests: 0, skipped: [] }, controller: new AbortController() };
+      const count: RunCount = { requests: 0, answers: 0, skipped: [] };
+      const run: Run = { span, logger, started: performance.now(), count, controller: new AbortController() };
       this.runController = run.controller;
       try {
         return await this.succeeded(run, await this.collectWithinLimit(run));
@@ -197,11 +198,13 @@ export class CollectorJob {
     return 'success';
   }
 
-  private failed({ span, logger, started }: Run, err: Error): RunResult {
+  private failed({ span, logger, started, count }: Run, err: Error): RunResult {
     if (this.stopped) return this.discarded(span, logger);
     if (err instanceof CollectorTimeoutError) this.cutOffAtMs = err.timeoutMs;
-    // A run past its own time limit was slow, not cut off: the source answered (a request's own time limit does count as unreachable).
-    const unreachable = err instanceof ApiError && err.unreachable;
+    // A run its own time limit ended was slow where the source answered it, and met a source that hangs where it sent requests and
+    // none was answered: its requests' own time limits (retried) can outlast the run's.
+    const hung = err instanceof CollectorTimeoutError && count.requests > 0 && count.answers === 0;
+    const unreachable = (err instanceof ApiError && err.unreachable) || hung;
     const durationSeconds = (performance.now() - started) / 1000;
     const outcome = { ok: false as const, durationSeconds, endedAt: Date.now(), error: err.message, unreachable };
     this.deps.store.runFinished(this.runtime.config.name, this.name, outcome);

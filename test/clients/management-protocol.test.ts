@@ -91,7 +91,7 @@ describe('management client: answers of the wrong shape', () => {
 
   it('skips an item whose required field is missing or of the wrong type, counting its endpoint, id and field', async () => {
     const read = async (): Promise<{ ids: string[]; skipped: SkippedItem[] }> => {
-      const count: RunCount = { requests: 0, skipped: [] };
+      const count: RunCount = { requests: 0, answers: 0, skipped: [] };
       const assets = await countingRequests(count, () => collectAll(client.assets()));
       return { ids: assets.map((a) => a.id), skipped: count.skipped };
     };

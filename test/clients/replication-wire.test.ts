@@ -61,7 +61,7 @@ describe('ReplicationClient on the wire', () => {
     await expect(client.groups({ fields: ['name'] })).rejects.toMatchObject({ kind: 'protocol', endpoint: '/api/v1/groups' });
 
     answer = { status: 200, raw: JSON.stringify([{ id: 'v1', name: 'a', status: 'ACTIVE' }, { id: 'v2', name: 'b' }]) };
-    const count: RunCount = { requests: 0, skipped: [] };
+    const count: RunCount = { requests: 0, answers: 0, skipped: [] };
     await expect(countingRequests(count, () => client.vms({ fields: ['id', 'name', 'status'] }))).resolves.toEqual([{ id: 'v1', name: 'a', status: 'ACTIVE' }]);
     expect(count.skipped).toEqual([{ endpoint: '/api/v1/vms', id: 'v2', problem: '[1].status: expected string, got nothing (field missing)', reason: 'missing_field' }]);
   });
@@ -72,7 +72,7 @@ describe('ReplicationClient on the wire', () => {
     await expect(client.vms({ fields: ['id', 'name', 'status', 'role', 'groupName'] })).resolves.toEqual(vms);
 
     answer = { status: 200, raw: JSON.stringify([...vms.slice(0, 4_321), { id: 'vm-x', name: 'x', role: 'PRODUCTION', groupName: 'g' }, ...vms.slice(4_321)]) };
-    const count: RunCount = { requests: 0, skipped: [] };
+    const count: RunCount = { requests: 0, answers: 0, skipped: [] };
     await expect(countingRequests(count, () => client.vms({ fields: ['id', 'name', 'status', 'role', 'groupName'] }))).resolves.toEqual(vms);
     expect(count.skipped).toEqual([expect.objectContaining({ id: 'vm-x', problem: expect.stringContaining('[4321].status') })]);
   });

@@ -157,7 +157,7 @@ describe('StorageClient on the wire', () => {
     handler = withDefaults((req) =>
       req.url.includes('/alerts') ? { status: 200, body: { alert_list: [alert(1), { id: 2, status: 'active', severity: 3 }], paging_info: { total_entries: 2 } } } : { status: 404 },
     );
-    const count: RunCount = { requests: 0, skipped: [] };
+    const count: RunCount = { requests: 0, answers: 0, skipped: [] };
     await expect(countingRequests(count, () => client.activeAlerts(system))).resolves.toEqual([expect.objectContaining({ id: '1' })]);
     expect(count.skipped).toEqual([expect.objectContaining({ endpoint: '/rest/v1.0/store-systems/{id}/alerts', id: '2', problem: expect.stringContaining('alert_list[1].severity') })]);
 

@@ -185,7 +185,7 @@ async function outcome(
 ): Promise<{ ok: true; value: unknown; skipped: Set<number> } | { ok: false; error: ApiError }> {
   nextBody = { first: body, rest };
   served = 0;
-  const count: RunCount = { requests: 0, skipped: [] };
+  const count: RunCount = { requests: 0, answers: 0, skipped: [] };
   try {
     const value = await countingRequests(count, call);
     return { ok: true, value, skipped: new Set(count.skipped.map((item) => Number(/^[A-Za-z_]*\[(\d+)\]/.exec(item.problem)?.[1]))) };

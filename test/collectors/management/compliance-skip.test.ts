@@ -36,7 +36,7 @@ it('a run without a status is skipped and counted; its asset and stage count the
   expect(blank).toBeGreaterThanOrEqual(0);
   sim.faults.add({ api: 'management', path: '/api/v2/compliance-details', fault: { kind: 'item', index: blank, field: 'status', value: null } });
 
-  const count: RunCount = { requests: 0, skipped: [] };
+  const count: RunCount = { requests: 0, answers: 0, skipped: [] };
   const result = await countingRequests(count, () => run(complianceCollector, sim, h));
   expect(count.skipped).toEqual([
     expect.objectContaining({ endpoint: '/api/v2/compliance-details', id: history[blank]?.assetId, reason: 'missing_field' }),
