@@ -15,11 +15,12 @@ const HEADERS = new Map(METRIC_FAMILIES.map((family) => [family.name, gzipMember
 
 /**
  * The last moment (ms) a record's last good data is served: staleAfter past its last success, plus one schedule interval when its last
- * run succeeded; otherwise a collector succeeding on a schedule of staleAfter or longer loses its series whenever a run ends late.
+ * run succeeded (or ended with the collection thread); otherwise a collector succeeding on a schedule of staleAfter or longer loses its
+ * series whenever a run ends late.
  */
 function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
   if (record.lastSuccessAt === undefined) return -Infinity;
-  const untilNextRun = record.lastRunSucceeded ? record.scheduleIntervalSeconds * 1000 : 0;
+  const untilNextRun = record.lastRunSucceeded || record.lastRunLost ? record.scheduleIntervalSeconds * 1000 : 0;
   return record.lastSuccessAt + untilNextRun + staleAfterMs;
 }
 

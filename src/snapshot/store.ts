@@ -21,6 +21,8 @@ export interface CollectorRecord {
   /** end of the last run, successful or not */
   readonly lastRunEndAt?: number;
   readonly lastRunSucceeded?: boolean;
+  /** the last run ended with the collection thread, not on its source: what its last success gave stands until a run ends */
+  readonly lastRunLost?: boolean;
   readonly lastDurationSeconds?: number;
   /** end of the first of the runs up to the last that could not reach the source (network, timeout, login, 5xx); undefined: it did */
   readonly unreachableSince?: number;
@@ -50,6 +52,8 @@ export interface StoreListener {
  */
 export class SnapshotStore {
   private records = new Map<string, CollectorRecord>();
+  /** what the collection threads that ended counted, by key: a restarted thread counts from 0 and its counters go on from these */
+  private readonly counted = new Map<string, Counts>();
 
   constructor(private readonly listener?: StoreListener) {}
 
@@ -85,7 +89,7 @@ export class SnapshotStore {
   }
 
   runFinished(target: string, collector: string, report: RunReport): void {
-    const ended = { lastRunEndAt: report.endedAt, lastRunSucceeded: report.ok, lastDurationSeconds: report.durationSeconds };
+    const ended = { lastRunEndAt: report.endedAt, lastRunSucceeded: report.ok, lastRunLost: undefined, lastDurationSeconds: report.durationSeconds };
     this.update(target, collector, report.ok, (record) => {
       if (!report.ok) {
         const unreachableSince = report.unreachable ? (record.unreachableSince ?? report.endedAt) : undefined;
@@ -103,22 +107,32 @@ export class SnapshotStore {
 
   /** Forgets one collector of a target (disabled by a reload). */
   remove(target: string, collector: string): void {
+    this.counted.delete(keyOf(target, collector));
     if (this.records.delete(keyOf(target, collector))) this.listener?.removed(target, collector);
   }
 
-  /** Takes a collection-side record (with its result only when new). After a restart, the last run and result stay until new ones end. */
+  /**
+   * Takes a collection-side record (with its result only when new). After a restart, the last run and result stay until new ones
+   * end, the last success until a new one, and the counters go on from the ended thread's.
+   */
   mirror(record: CollectorRecord): void {
     const key = keyOf(record.target, record.collector);
     const existing = this.records.get(key);
-    if (!existing) this.records.set(key, record);
-    else if (record.lastRunEndAt === undefined) this.records.set(key, { ...record, ...lastRunOf(existing) });
-    else this.records.set(key, { ...record, result: record.result ?? existing.result });
+    const counted = this.counted.get(key);
+    const next = counted ? { ...record, ...countsAdded(counted, record) } : record;
+    if (!existing) this.records.set(key, next);
+    else if (record.lastRunEndAt === undefined) this.records.set(key, { ...next, ...lastRunOf(existing) });
+    else this.records.set(key, { ...next, result: next.result ?? existing.result, lastSuccessAt: next.lastSuccessAt ?? existing.lastSuccessAt });
   }
 
-  /** The collection side stopped: every collector's current run failed with `error` (its series go stale as usual). */
+  /**
+   * The collection side stopped: every collector's current run failed with `error`, which no source caused: a target that could not
+   * be reached stays so, and the series keep what their last success gave them until a run ends.
+   */
   collectionLost(error: string, at: number): void {
     for (const [key, record] of this.records) {
-      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, unreachableSince: undefined, lastError: error });
+      this.counted.set(key, countsAdded(record, { runs: 0, failures: 0, skippedRuns: 0, skippedItems: {} }));
+      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, lastRunLost: true, lastError: error });
     }
   }
 
@@ -143,6 +157,14 @@ export class SnapshotStore {
 
 /** What a record says about the runs that ended (kept by mirror() while a restarted collection side has none). */
 function lastRunOf(record: CollectorRecord): Partial<CollectorRecord> {
-  const { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, unreachableSince, lastError } = record;
-  return { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastDurationSeconds, unreachableSince, lastError };
+  const { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError } = record;
+  return { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError };
+}
+
+type Counts = Pick<CollectorRecord, 'runs' | 'failures' | 'skippedRuns' | 'skippedItems'>;
+
+function countsAdded(a: Counts, b: Counts): Counts {
+  const skippedItems = { ...a.skippedItems };
+  for (const [reason, count] of Object.entries(b.skippedItems)) skippedItems[reason] = (skippedItems[reason] ?? 0) + count;
+  return { runs: a.runs + b.runs, failures: a.failures + b.failures, skippedRuns: a.skippedRuns + b.skippedRuns, skippedItems };
 }

@@ -1,0 +1,82 @@
+/**
+ * What the serving thread's store shows across a restart of the collection thread, wired as host.ts and worker.ts wire it: the
+ * collection thread's store tells a listener, the serving thread's store mirrors it; when the thread dies host.ts calls
+ * collectionLost, and a new thread's store registers its collectors afresh, counting from 0.
+ */
+import { gunzipSync } from 'node:zlib';
+import { SnapshotStore } from '../../src/snapshot/store';
+import { renderRecordChunks } from '../../src/exporters/renderer';
+import { prepareResult } from '../../src/exporters/prepared';
+
+const STALE_AFTER_MS = 15 * 60_000;
+const result = prepareResult({
+  samples: [{ name: 'dataprotect_assets', labels: { target: 't', asset_type: 'VM', protection_status: 'PROTECTED' }, value: 7 }],
+});
+
+/** The serving thread's store and a collection thread feeding it; `restart` ends that thread and starts another. */
+function threads() {
+  const serving = new SnapshotStore();
+  const thread = (): SnapshotStore => new SnapshotStore({ changed: (record) => serving.mirror(record), removed: (t, c) => serving.remove(t, c) });
+  let collection = thread();
+  return {
+    serving,
+    collection: () => collection,
+    restart(at: number): void {
+      serving.collectionLost('the collection thread stopped (out of memory)', at);
+      collection = thread();
+    },
+    render: (now: number): string => gunzipSync(Buffer.concat(renderRecordChunks(serving.all(), { now, staleAfterMs: STALE_AFTER_MS }))).toString('utf8'),
+  };
+}
+
+function runs(store: SnapshotStore, collector: string, ...reports: Array<{ ok: boolean; at: number }>): void {
+  for (const { ok, at } of reports) {
+    store.runStarted('t', collector);
+    if (ok) store.runFinished('t', collector, { ok, durationSeconds: 1, endedAt: at, result });
+    else store.runFinished('t', collector, { ok, durationSeconds: 1, endedAt: at, error: 'ECONNREFUSED', unreachable: true });
+  }
+}
+
+const now = Date.now();
+const minutes = (n: number): number => now - n * 60_000;
+
+it('a target that could not be reached stays down, and a failing collector keeps its last success time and counts', () => {
+  const t = threads();
+  t.collection().register('t', 'management', 'assets', 120);
+  runs(t.collection(), 'assets', { ok: true, at: minutes(180) }, { ok: false, at: minutes(10) }, { ok: false, at: minutes(8) });
+  const lastSuccess = `dataprotect_collector_last_success_timestamp_seconds{target="t",collector="assets"} ${minutes(180) / 1000}`;
+
+  t.restart(minutes(5));
+  let text = t.render(now);
+  expect(text).toContain('dataprotect_up{target="t",kind="management"} 0'); // DataProtectTargetDown's `for` goes on
+  expect(text).toContain('dataprotect_collector_success{target="t",collector="assets"} 0');
+
+  t.collection().register('t', 'management', 'assets', 120);
+  expect(t.render(now)).toContain(lastSuccess); // before the new thread's first run ends
+  runs(t.collection(), 'assets', { ok: false, at: minutes(4) });
+  text = t.render(now);
+  expect(text).toContain('dataprotect_up{target="t",kind="management"} 0');
+  expect(text).toContain(lastSuccess); // DataProtectCollectorDataStale keeps firing
+  expect(text).toContain('dataprotect_collector_runs_total{target="t",collector="assets"} 4');
+  expect(text).toContain('dataprotect_collector_failures_total{target="t",collector="assets"} 3');
+
+  runs(t.collection(), 'assets', { ok: true, at: minutes(2) });
+  text = t.render(now);
+  expect(text).toContain('dataprotect_up{target="t",kind="management"} 1');
+  expect(text).toContain(`dataprotect_collector_last_success_timestamp_seconds{target="t",collector="assets"} ${minutes(2) / 1000}`);
+  expect(text).toContain('dataprotect_collector_runs_total{target="t",collector="assets"} 5');
+});
+
+it('an hourly collector that succeeded 20 minutes ago keeps its series when the thread dies, until a run ends', () => {
+  const t = threads();
+  t.collection().register('t', 'management', 'compliance', 3600);
+  runs(t.collection(), 'compliance', { ok: true, at: minutes(20) });
+  t.restart(minutes(1));
+  // served until its next run was due, an hour after the last, plus staleAfter, as before the thread died
+  expect(t.render(now)).toContain('dataprotect_assets{');
+  t.collection().register('t', 'management', 'compliance', 3600);
+  expect(t.render(now)).toContain('dataprotect_assets{');
+  // a run of the new thread that fails takes the interval's grace away, as any failed run does
+  runs(t.collection(), 'compliance', { ok: false, at: now });
+  expect(t.render(now)).not.toContain('dataprotect_assets{');
+});
