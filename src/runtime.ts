@@ -77,7 +77,7 @@ export class ExporterRuntime implements Collection {
       storeListener?: StoreListener;
       /** the collection thread's own traces, sent at stop */
       tracing?: Tracing;
-      /** where the first jobs of this runtime resume counting */
+      /** where the first jobs of this runtime resume counting; emptied once they are made */
       resumeFrom?: Checkpoints;
       onCheckpoint?: (target: string, collector: string, checkpoint: JobCheckpoint) => void;
     },
@@ -88,6 +88,8 @@ export class ExporterRuntime implements Collection {
     const onDropped = (signal: OtlpSignal, count: number): void => deps.observer?.onOtlpDropped(signal, count);
     this.events = forwarderFor(config, deps.logger, onDropped, deps.now ?? (() => new Date()));
     for (const target of ownedTargets(config)) this.addTarget(target);
+    // Only the first jobs resume: one a reload enables later starts afresh, as it would without a restart of the thread between.
+    deps.resumeFrom?.clear();
   }
 
   private addTarget(target: TargetConfig): ActiveTarget {

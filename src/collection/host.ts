@@ -8,7 +8,7 @@ import type { Logger } from 'pino';
 import type { ExporterConfig } from '../config/load';
 import type { RunResult } from '../scheduler/job';
 import { SnapshotStore } from '../snapshot/store';
-import { ownedTargetNames } from '../scheduler/sharding';
+import { ownedTargetNames, ownedTargets } from '../scheduler/sharding';
 import type { Collection, CollectionObserver, ConfigChange } from '../runtime';
 import { configChange } from '../config/fingerprint';
 import type { TracingPlan } from '../tracing';
@@ -102,8 +102,13 @@ export class CollectionHost implements Collection {
   async applyConfig(next: ExporterConfig): Promise<ConfigChange> {
     const change = configChange(this.config, next);
     this.config = next;
-    // The jobs of these start afresh.
+    // The jobs of these start afresh, and so does a collector disabled now, if it is enabled again.
     for (const target of [...change.removed, ...change.restarted]) this.checkpoints.delete(target);
+    for (const target of next.targets) {
+      for (const [collector, settings] of Object.entries(target.collectors)) {
+        if (settings?.enabled === false) this.checkpoints.get(target.name)?.delete(collector);
+      }
+    }
     await this.call({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
       if (!(error instanceof CollectionStopped)) throw error;
     });
@@ -158,9 +163,13 @@ export class CollectionHost implements Collection {
     this.worker = worker;
     this.lastError = undefined;
     this.firstRoundDone = false;
-    // Targets a reload removed while the thread was down: the new one never reports them.
-    const owned = new Set(ownedTargetNames(this.config));
-    for (const record of this.store.all()) if (!owned.has(record.target)) this.store.remove(record.target, record.collector);
+    // Targets and collectors a reload removed or disabled, and a target's whose kind it changed, while the thread was down: the new
+    // thread never reports them.
+    const owned = new Map(ownedTargets(this.config).map((target) => [target.name, target]));
+    for (const record of this.store.all()) {
+      const target = owned.get(record.target);
+      if (target?.kind !== record.kind || target.collectors[record.collector]?.enabled === false) this.store.remove(record.target, record.collector);
+    }
     worker.on('message', (message: FromWorker) => this.receive(message));
     worker.on('error', (error) => (this.lastError = error));
     worker.on('exit', (code) => this.exited(worker, code));
