@@ -105,9 +105,8 @@ export class Exporter {
     // New connections get the pair read here, open ones keep theirs.
     const tls = this.server && this.startedConfig.web.tls && next.web.tls ? readTlsPair(next.web.tls) : undefined;
     this.config = next;
+    await this.selfMetrics.countTargets(next.targets.map((target) => target.name));
     const change = await this.runtime.applyConfig(next);
-    // The request counters of a removed target would otherwise be served forever.
-    await Promise.all(change.removed.map((target) => this.selfMetrics.removeTarget(target)));
     if (tls) (this.server as HttpsServer).setSecureContext(tls);
     const needRestart = START_ONLY_SETTINGS.filter(([, read]) => read(next) !== read(this.startedConfig)).map(([name]) => name);
     if (needRestart.length > 0) this.logger.warn({ settings: needRestart }, 'changed settings take effect at the next restart');

@@ -22,6 +22,8 @@ export class SelfMetrics implements RequestObserver {
   private readonly collectionRestarts = new Counter(this.declare('dataprotect_exporter_collection_restarts_total'));
   private readonly reloadSuccessful = new Gauge(this.declare('dataprotect_config_last_reload_successful'));
   private readonly reloadSuccessTime = new Gauge(this.declare('dataprotect_config_last_reload_success_timestamp_seconds'));
+  /** the targets whose requests are counted (countTargets); all until it is first called */
+  private targets: ReadonlySet<string> | undefined;
 
   constructor(options: { processMetrics?: boolean } = {}) {
     this.buildInfo.set({ version: VERSION, nodejs_version: process.version }, 1);
@@ -31,6 +33,8 @@ export class SelfMetrics implements RequestObserver {
   }
 
   onRequest(event: { target: string; endpoint: string; code: string; durationSeconds: number }): void {
+    // a removed target's logout ends after its series were forgotten
+    if (this.targets && !this.targets.has(event.target)) return;
     this.apiRequests.inc({ target: event.target, endpoint: event.endpoint, code: event.code });
     this.apiDuration.observe({ target: event.target, endpoint: event.endpoint }, event.durationSeconds);
   }
@@ -74,10 +78,12 @@ export class SelfMetrics implements RequestObserver {
     return { name: family.name, help: family.help, labelNames: [...family.labels], registers: [this.registry] };
   }
 
-  async removeTarget(target: string): Promise<void> {
+  /** Counts the requests of these targets only, and forgets the series of any other: a removed target's would be served forever. */
+  async countTargets(names: readonly string[]): Promise<void> {
+    const targets = (this.targets = new Set(names));
     for (const metric of [this.apiRequests, this.apiDuration]) {
       for (const value of (await metric.get()).values) {
-        if (value.labels.target !== target) continue;
+        if (targets.has(String(value.labels.target))) continue;
         // A histogram's buckets come as values of their own; removing their series again does nothing.
         const { le: _le, ...labels } = value.labels as Record<string, string>;
         metric.remove(labels);
