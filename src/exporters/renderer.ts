@@ -16,11 +16,12 @@ const HEADERS = new Map(METRIC_FAMILIES.map((family) => [family.name, gzipMember
 /**
  * The last moment (ms) a record's last good data is served: staleAfter past its last success, plus one schedule interval when its last
  * run succeeded (or ended with the collection thread); otherwise a collector succeeding on a schedule of staleAfter or longer loses its
- * series whenever a run ends late.
+ * series whenever a run ends late. The longer of the interval then and now: a reload may have changed the schedule since.
  */
 function servedUntil(record: CollectorRecord, staleAfterMs: number): number {
   if (record.lastSuccessAt === undefined) return -Infinity;
-  const untilNextRun = record.lastRunSucceeded || record.lastRunLost ? record.scheduleIntervalSeconds * 1000 : 0;
+  const intervalSeconds = Math.max(record.scheduleIntervalSeconds, record.lastSuccessIntervalSeconds ?? 0);
+  const untilNextRun = record.lastRunSucceeded || record.lastRunLost ? intervalSeconds * 1000 : 0;
   return record.lastSuccessAt + untilNextRun + staleAfterMs;
 }
 

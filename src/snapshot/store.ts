@@ -18,6 +18,8 @@ export interface CollectorRecord {
   readonly result?: ReadyResult;
   /** end of the last successful run (ms since epoch); undefined before the first success */
   readonly lastSuccessAt?: number;
+  /** the schedule interval when it ended: a reload that shortens the schedule does not shorten how long that success is served */
+  readonly lastSuccessIntervalSeconds?: number;
   /** end of the last run, successful or not */
   readonly lastRunEndAt?: number;
   readonly lastRunSucceeded?: boolean;
@@ -96,7 +98,8 @@ export class SnapshotStore {
         return { ...record, ...ended, unreachableSince, lastError: report.error, failures: record.failures + 1 };
       }
       const { result, endedAt: lastSuccessAt } = report;
-      return { ...record, ...ended, result, lastSuccessAt, unreachableSince: undefined, lastError: undefined };
+      const lastSuccessIntervalSeconds = record.scheduleIntervalSeconds;
+      return { ...record, ...ended, result, lastSuccessAt, lastSuccessIntervalSeconds, unreachableSince: undefined, lastError: undefined };
     });
   }
 
@@ -122,7 +125,8 @@ export class SnapshotStore {
     const next = counted ? { ...record, ...countsAdded(counted, record) } : record;
     if (!existing) this.records.set(key, next);
     else if (record.lastRunEndAt === undefined) this.records.set(key, { ...next, ...lastRunOf(existing) });
-    else this.records.set(key, { ...next, result: next.result ?? existing.result, lastSuccessAt: next.lastSuccessAt ?? existing.lastSuccessAt });
+    else if (next.lastSuccessAt !== undefined) this.records.set(key, { ...next, result: next.result ?? existing.result });
+    else this.records.set(key, { ...next, ...lastSuccessOf(existing) });
   }
 
   /**
@@ -155,10 +159,15 @@ export class SnapshotStore {
   }
 }
 
+/** What a record says about its last success (kept by mirror() while a restarted collection side has none). */
+function lastSuccessOf({ result, lastSuccessAt, lastSuccessIntervalSeconds }: CollectorRecord): Partial<CollectorRecord> {
+  return { result, lastSuccessAt, lastSuccessIntervalSeconds };
+}
+
 /** What a record says about the runs that ended (kept by mirror() while a restarted collection side has none). */
 function lastRunOf(record: CollectorRecord): Partial<CollectorRecord> {
-  const { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError } = record;
-  return { result, lastSuccessAt, lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError };
+  const { lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError } = record;
+  return { ...lastSuccessOf(record), lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError };
 }
 
 type Counts = Pick<CollectorRecord, 'runs' | 'failures' | 'skippedRuns' | 'skippedItems'>;
