@@ -7,6 +7,7 @@ export const STOP_DEADLINE_MS = 10_000;
 export const FLUSH_MS = 5_000;
 
 export const SPANS_STEP = 'exporting the last spans';
+export const COLLECTION_STOP_STEP = "the collection thread's stop (logouts, the last estate events and spans)";
 
 /** Kept back from each step's own time limit, for the steps after it and the exit itself. */
 const RESERVE_MS = 500;

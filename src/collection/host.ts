@@ -12,7 +12,7 @@ import { ownedTargetNames, ownedTargets } from '../scheduler/sharding';
 import type { Collection, CollectionObserver, ConfigChange } from '../runtime';
 import { configChange } from '../config/fingerprint';
 import type { TracingPlan } from '../tracing';
-import { STOP_DEADLINE_MS } from '../stop-deadline';
+import { COLLECTION_STOP_STEP, STOP_DEADLINE_MS } from '../stop-deadline';
 import { settlesWithin } from '../util/settles-within';
 import { toWire, type CheckpointBytes, type FromWorker, type ToWorker, type WorkerStart } from './protocol';
 
@@ -127,7 +127,9 @@ export class CollectionHost implements Collection {
     const worker = this.worker;
     if (!worker) return [];
     let cutShort: string[] = [];
-    await settlesWithin(this.call<string[]>({ type: 'stop', budgetMs }).then((steps) => void (cutShort = steps)), budgetMs);
+    const stopped = this.call<string[]>({ type: 'stop', budgetMs }).then((steps) => void (cutShort = steps));
+    // Ended at the budget, the thread's logouts, last events and spans are lost: the exit says so.
+    if (!(await settlesWithin(stopped, budgetMs))) cutShort = [COLLECTION_STOP_STEP];
     await worker.terminate();
     return cutShort;
   }
