@@ -62,6 +62,8 @@ export class ExporterRuntime implements Collection {
   private readonly scheduler: Scheduler;
   private readonly targets = new Map<string, ActiveTarget>();
   private scheduling = false;
+  /** the jobs made from here on are a reload's */
+  private reloading = false;
 
   constructor(
     private config: ExporterConfig,
@@ -90,6 +92,7 @@ export class ExporterRuntime implements Collection {
     for (const target of ownedTargets(config)) this.addTarget(target);
     // Only the first jobs resume: one a reload enables later starts afresh, as it would without a restart of the thread between.
     deps.resumeFrom?.clear();
+    this.reloading = true;
   }
 
   private addTarget(target: TargetConfig): ActiveTarget {
@@ -139,6 +142,7 @@ export class ExporterRuntime implements Collection {
       settings: () => this.config.collection,
       now,
       events: this.events,
+      madeByReload: this.reloading,
     });
   }
 

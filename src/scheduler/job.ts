@@ -67,6 +67,8 @@ export class CollectorJob {
       now?: () => Date;
       /** receives the estate's events of a successful run (OTLP forwarding); `accept` must only queue them */
       events?: Pick<EstateEventForwarder, 'forwards' | 'accept'>;
+      /** a job a reload made: its first run forwards no history (otlp.backfill is the exporter's downtime before it started) */
+      madeByReload?: boolean;
       /** where a collector that counts the estate's events resumes (a checkpoint of a thread that died) */
       resumeFrom?: JobCheckpoint;
       /** receives the checkpoint of each successful run of a collector that counts the estate's events */
@@ -151,6 +153,7 @@ export class CollectorJob {
       }),
     );
     const now = this.deps.now ?? (() => new Date());
+    const forwards = this.deps.events?.forwards;
     const context = {
       target: this.runtime.config,
       client: this.runtime.client,
@@ -160,7 +163,7 @@ export class CollectorJob {
       shared: sharedView(this.runtime.shared, now),
       now,
       collectingSince: (this.collectingSince ??= now()),
-      forwards: this.deps.events?.forwards,
+      forwards: forwards && this.deps.madeByReload ? { ...forwards, historyAfter: Infinity } : forwards,
       timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
     };
     const collecting = countingRequests(count, () => this.definition.collect(context, signal));

@@ -5,7 +5,8 @@
  * sandbox refuses; here the real exporters send real requests.
  *
  * Messages: {id, type: 'start', config, now} | {id, type: 'round', now} |
- * {id, type: 'flush'} | {id, type: 'stop'}; each answered with {id, ...}.
+ * {id, type: 'reload', config, now} | {id, type: 'flush'} | {id, type: 'stop'};
+ * each answered with {id, ...}.
  */
 import pino from 'pino';
 import { COLLECTORS } from '../../src/collectors/registry';
@@ -13,7 +14,10 @@ import { parseConfig } from '../../src/config/load';
 import { Exporter } from '../../src/exporter';
 import type { ExporterRuntime } from '../../src/runtime';
 
-type Message = { id: number; type: 'start'; config: unknown; now: number } | { id: number; type: 'round'; now: number } | { id: number; type: 'flush' | 'stop' };
+type Message =
+  | { id: number; type: 'start' | 'reload'; config: unknown; now: number }
+  | { id: number; type: 'round'; now: number }
+  | { id: number; type: 'flush' | 'stop' };
 
 let clock = 0;
 let exporter: Exporter | undefined;
@@ -31,6 +35,12 @@ async function handle(message: Message): Promise<Record<string, unknown>> {
       while (!exporter.runtime.firstRoundComplete()) await new Promise((resolve) => setTimeout(resolve, 20));
       return { address: exporter.address(), ok: exporter.runtime.store.all().map((record) => record.lastSuccessAt !== undefined) };
     }
+    case 'reload':
+      clock = message.now;
+      await exporter?.applyConfig(parseConfig(message.config));
+      // a target added or restarted runs its first round at once
+      while (!exporter?.runtime.firstRoundComplete()) await new Promise((resolve) => setTimeout(resolve, 20));
+      return {};
     case 'round':
       clock = message.now;
       return { results: await exporter?.runtime.runOnce() };
