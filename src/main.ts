@@ -20,6 +20,8 @@ main(argv, tracing).then(
       return;
     }
     if (!(await tracing.shutdown())) stderrWarn({}, 'spans not exported within 5 s; exiting without them');
+    // --once's metrics may still be on their way into a pipe (written asynchronously): exit only once stdout has taken them.
+    await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
     // An export still waiting for a dead OTLP endpoint would hold the process until its own timeout.
     process.exit(code);
   },
