@@ -102,7 +102,8 @@ export function parseJson(response: HttpResponse, endpoint: string, secret?: 'lo
   } catch (error) {
     const size = `a ${response.text.length}-byte`;
     if (secret) throw new ApiError('parse', endpoint, `malformed JSON in ${size} ${secret}`, response.status);
-    const problem = (error as Error).message.replace(/, ".*" is not valid JSON$/s, ' (not valid JSON)').slice(0, 120);
+    // V8 cites the body as `"<html><hea"...`, `..."1, hunter2-se"...` or whole when short: any of them goes.
+    const problem = (error as Error).message.replace(/, (\.\.\.)?".*"(\.\.\.)? is not valid JSON$/s, ' (not valid JSON)').slice(0, 120);
     throw new ApiError('parse', endpoint, `malformed JSON in ${size} body: ${problem}`, response.status);
   }
 }

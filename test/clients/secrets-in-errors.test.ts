@@ -3,11 +3,13 @@
  * seed says its 401 "reason names the invalid token". ApiError messages go to
  * the logs, the landing page and trace spans, so they must not carry it.
  * Tested against a service on loopback that answers as the seed describes.
+ * Nor may they quote a piece of a malformed body, which could be anything.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManagementClient } from '../../src/clients/management/client';
 import { collectAll } from '../../src/clients/management/paging';
+import { parseJson } from '../../src/clients/response';
 import { ReplicationClient } from '../../src/clients/replication/client';
 import { parseConfig, type TargetConfig } from '../../src/config/load';
 import { silentLogger } from '../support/collect';
@@ -82,4 +84,23 @@ it('replication: a 401 does not quote the Basic credentials the plugin echoes', 
   } finally {
     await client.close();
   }
+});
+
+describe('a malformed JSON body is quoted without the piece of it the parser cites', () => {
+  const problemIn = (text: string): string => {
+    try {
+      parseJson({ status: 200, headers: {}, text }, '/api/v2/assets');
+    } catch (error) {
+      return (error as Error).message;
+    }
+    throw new Error('parsed');
+  };
+
+  it.each([
+    ['short', '<html>x</html>', "Unexpected token '<' (not valid JSON)"],
+    ['long, cited from its start', '<html><head><title>Sign in</title></head><body>session abc123 for monitor</body></html>', "Unexpected token '<' (not valid JSON)"],
+    ['long, cited around a fault in the middle', `{"content":[${'1,'.repeat(40)} hunter2-secret, 2]}`, "Unexpected token 'h' (not valid JSON)"],
+  ])('%s', (_name, text, problem) => {
+    expect(problemIn(text)).toBe(`/api/v2/assets: malformed JSON in a ${text.length}-byte body: ${problem}`);
+  });
 });
