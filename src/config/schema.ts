@@ -246,6 +246,12 @@ export const configSchema = z.strictObject({
   otlp: otlpSettings.prefault({}),
   sharding: shardingSettings.prefault({}),
   targets: z.array(targetSettings).min(1, 'configure at least one target'),
+}).superRefine(({ otlp, collection }, ctx) => {
+  // A first run reads the estate's events back only as far as the window: more backfill would be cut without a word.
+  if (otlp.backfill > collection.window) {
+    const message = `${otlp.backfill / 60_000} minutes is longer than collection.window (${collection.window / 60_000} minutes): a first run reads back only as far as the window`;
+    ctx.addIssue({ code: 'custom', path: ['otlp', 'backfill'], message });
+  }
 });
 
 /** The whole configuration; every duration field is in milliseconds. */

@@ -88,6 +88,13 @@ describe('configuration', () => {
     ]);
   });
 
+  it('takes an OTLP backfill up to collection.window, and names the field of a longer one', () => {
+    expect(parseConfig({ collection: { window: '48h' }, otlp: { backfill: '48h' }, targets: [minimalTarget] }).otlp.backfill).toBe(48 * 3_600_000);
+    expect(problemsOf(() => parseConfig({ otlp: { backfill: '36h' }, targets: [minimalTarget] }))).toEqual([
+      'otlp.backfill: 2160 minutes is longer than collection.window (1440 minutes): a first run reads back only as far as the window',
+    ]);
+  });
+
   it('reads maxListingItems per target and names the field of a bad one', () => {
     const config = parseConfig({ targets: [{ ...minimalTarget, maxListingItems: 500_000 }] });
     expect(config.targets[0]!.maxListingItems).toBe(500_000);
