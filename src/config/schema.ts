@@ -2,6 +2,7 @@ import { z } from 'zod';
 import cron from 'node-cron';
 import { parseBytes } from '../util/bytes';
 import { Secret } from '../util/secret';
+import { bcryptCost, isBcryptHash } from '../util/bcrypt-hash';
 import { readNamedFile } from './yaml-file';
 
 /** A number or a string turned into a value by `parse`; `problem` names a value it gives undefined for. */
@@ -131,7 +132,7 @@ const basicAuthPassword = z
   .union([z.string().min(1), z.strictObject({ passwordFile: z.string().min(1) })])
   .transform((value, ctx) => {
     if (typeof value !== 'string') return secretFile(value.passwordFile, ['passwordFile'], ctx) ?? z.NEVER;
-    const brokenHash = /^\$2[abxy]?\$/.test(value) && !/^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value);
+    const brokenHash = /^\$2[abxy]?\$/.test(value) && !isBcryptHash(value);
     if (!brokenHash) return new Secret(value);
     ctx.addIssue({ code: 'custom', message: 'looks like a bcrypt hash but is not a complete one ($2y$NN$ and 53 characters)' });
     return z.NEVER;
@@ -150,6 +151,12 @@ const webSettings = z.strictObject({
       if (names.length === 0) ctx.addIssue({ code: 'custom', message: 'list at least one user, or remove basicAuthUsers' });
       const message = 'a basic-auth user name has no colon or white space';
       for (const name of names) if (!/^[^:\s]+$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message });
+      // A refusal costs one comparison at the highest cost (the user's hash or a decoy): a cheaper hash would tell its user apart.
+      const costs = new Map(Object.entries(users).filter(([, secret]) => isBcryptHash(secret.reveal())).map(([name, secret]) => [name, bcryptCost(secret.reveal())]));
+      if (new Set(costs.values()).size > 1) {
+        const listed = [...costs].map(([name, cost]) => `${name}: ${cost}`).join(', ');
+        ctx.addIssue({ code: 'custom', message: `bcrypt hashes of different costs (${listed}) let refusal times tell users apart: hash every password at one cost` });
+      }
     })
     .optional(),
 });

@@ -3,6 +3,7 @@ import bcrypt from 'bcryptjs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { Secret } from '../util/secret';
+import { bcryptCost, isBcryptHash } from '../util/bcrypt-hash';
 import { BcryptWorker, type BcryptVerifier } from './bcrypt-worker';
 import { pathOf, writeText } from './plain-http';
 
@@ -18,16 +19,10 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-/** A configured value of this form is a bcrypt hash, as in Prometheus's web config. */
-export function isBcryptHash(value: string): boolean {
-  return /^\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}$/.test(value);
-}
 
 /** A flood of shed requests logs one line (with their count) per interval, not one per request. */
 const SHED_LOG_INTERVAL_MS = 10_000;
 
-/** A hash's cost factor ($2y$10$... -> 10). */
-const costOf = (hash: string): number => Number(hash.slice(4, 6));
 
 /** The cost factor of the decoy comparison when no configured user has a bcrypt hash. */
 const DEFAULT_COST = 10;
@@ -38,7 +33,7 @@ const DEFAULT_COST = 10;
  */
 const decoys = new Map<number, string>();
 function decoyHash(users: NonNullable<BasicAuthUsers>): string {
-  const cost = Math.max(0, ...Object.values(users).map((secret) => secret.reveal()).filter(isBcryptHash).map(costOf)) || DEFAULT_COST;
+  const cost = Math.max(0, ...Object.values(users).map((secret) => secret.reveal()).filter(isBcryptHash).map(bcryptCost)) || DEFAULT_COST;
   let decoy = decoys.get(cost);
   if (!decoy) {
     // "$2b$NN$" + 22 salt characters, then 31 digest characters taken from two more salts

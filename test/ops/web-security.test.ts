@@ -143,6 +143,11 @@ describe('basic auth', () => {
     ]);
     expect(problems({ basicAuthUsers: { 'a:b': 'x' } })[0]).toMatch(/^web\.basicAuthUsers.*no colon/);
     expect(problems({ basicAuthUsers: {} })).toEqual(['web.basicAuthUsers: list at least one user, or remove basicAuthUsers']);
+    // a refusal pays one comparison at the highest cost: a user of a cheaper hash would be refused sooner, and so told apart
+    expect(problems({ basicAuthUsers: { prometheus: bcrypt.hashSync('x', 5), agent: bcrypt.hashSync('y', 4), plain: 'z' } })).toEqual([
+      'web.basicAuthUsers: bcrypt hashes of different costs (prometheus: 5, agent: 4) let refusal times tell users apart: hash every password at one cost',
+    ]);
+    expect(problems({ basicAuthUsers: { prometheus: bcrypt.hashSync('x', 4), agent: bcrypt.hashSync('y', 4), plain: 'z' } })).toEqual([]);
     // The password is a Secret: it never prints.
     expect(JSON.stringify(config({ basicAuthUsers: { prometheus: 'plain' } }).web)).not.toContain('plain');
   });
