@@ -135,7 +135,8 @@ export class SnapshotStore {
    */
   collectionLost(error: string, at: number): void {
     for (const [key, record] of this.records) {
-      this.counted.set(key, countsAdded(record, { runs: 0, failures: 0, skippedRuns: 0, skippedItems: {} }));
+      const { runs, failures, skippedRuns, skippedItems } = record;
+      this.counted.set(key, { runs, failures, skippedRuns, skippedItems });
       this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, lastRunLost: true, lastError: error });
     }
   }
