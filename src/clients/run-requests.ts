@@ -1,6 +1,6 @@
 /**
- * What one collector run's API reading amounts to: each request (once, however often retried), each answer, and each listing item skipped
- * for failing its checks, added to the run it is part of, so no collector counts them by hand. The job reports both.
+ * What one collector run's API reading amounts to: each request (once, however often retried), each answer, and each listing item
+ * skipped for failing its checks, added to the run it is part of, so no collector counts them by hand. The job reports them.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ProblemKind } from '../util/validation';

@@ -170,7 +170,8 @@ export class CollectionHost implements Collection {
     const owned = new Map(ownedTargets(this.config).map((target) => [target.name, target]));
     for (const record of this.store.all()) {
       const target = owned.get(record.target);
-      if (target?.kind !== record.kind || target.collectors[record.collector]?.enabled === false) this.store.remove(record.target, record.collector);
+      const kept = target?.kind === record.kind && target.collectors[record.collector]?.enabled !== false;
+      if (!kept) this.store.remove(record.target, record.collector);
     }
     worker.on('message', (message: FromWorker) => this.receive(message));
     worker.on('error', (error) => (this.lastError = error));

@@ -152,10 +152,12 @@ const webSettings = z.strictObject({
       const message = 'a basic-auth user name has no colon or white space';
       for (const name of names) if (!/^[^:\s]+$/.test(name)) ctx.addIssue({ code: 'custom', path: [name], message });
       // A refusal costs one comparison at the highest cost (the user's hash or a decoy): a cheaper hash would tell its user apart.
-      const costs = new Map(Object.entries(users).filter(([, secret]) => isBcryptHash(secret.reveal())).map(([name, secret]) => [name, bcryptCost(secret.reveal())]));
+      const hashes = Object.entries(users).filter(([, secret]) => isBcryptHash(secret.reveal()));
+      const costs = new Map(hashes.map(([name, secret]) => [name, bcryptCost(secret.reveal())]));
       if (new Set(costs.values()).size > 1) {
         const listed = [...costs].map(([name, cost]) => `${name}: ${cost}`).join(', ');
-        ctx.addIssue({ code: 'custom', message: `bcrypt hashes of different costs (${listed}) let refusal times tell users apart: hash every password at one cost` });
+        const problem = `bcrypt hashes of different costs (${listed}) let refusal times tell users apart: hash every password at one cost`;
+        ctx.addIssue({ code: 'custom', message: problem });
       }
     })
     .optional(),
@@ -256,7 +258,8 @@ export const configSchema = z.strictObject({
 }).superRefine(({ otlp, collection }, ctx) => {
   // A first run reads the estate's events back only as far as the window: more backfill would be cut without a word.
   if (otlp.backfill > collection.window) {
-    const message = `${otlp.backfill / 60_000} minutes is longer than collection.window (${collection.window / 60_000} minutes): a first run reads back only as far as the window`;
+    const lengths = `${otlp.backfill / 60_000} minutes is longer than collection.window (${collection.window / 60_000} minutes)`;
+    const message = `${lengths}: a first run reads back only as far as the window`;
     ctx.addIssue({ code: 'custom', path: ['otlp', 'backfill'], message });
   }
 });

@@ -19,10 +19,8 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
   return { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
-
 /** A flood of shed requests logs one line (with their count) per interval, not one per request. */
 const SHED_LOG_INTERVAL_MS = 10_000;
-
 
 /** The cost factor of the decoy comparison when no configured user has a bcrypt hash. */
 const DEFAULT_COST = 10;

@@ -91,7 +91,8 @@ export class SnapshotStore {
   }
 
   runFinished(target: string, collector: string, report: RunReport): void {
-    const ended = { lastRunEndAt: report.endedAt, lastRunSucceeded: report.ok, lastRunLost: undefined, lastDurationSeconds: report.durationSeconds };
+    const { endedAt: lastRunEndAt, ok: lastRunSucceeded, durationSeconds: lastDurationSeconds } = report;
+    const ended = { lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunLost: undefined };
     this.update(target, collector, report.ok, (record) => {
       if (!report.ok) {
         const unreachableSince = report.unreachable ? (record.unreachableSince ?? report.endedAt) : undefined;
