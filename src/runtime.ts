@@ -34,6 +34,8 @@ export type RequestEvent = Omit<Parameters<RequestObserver['onRequest']>[0], 'me
 export interface CollectionObserver {
   onRequest(event: RequestEvent): void;
   onOtlpDropped(signal: OtlpSignal, count: number): void;
+  /** the events of a signal queued for OTLP and neither exported nor counted dropped, whenever that changes */
+  onOtlpOutstanding?(signal: OtlpSignal, count: number): void;
   /** whether every collector has finished a first run (see firstRoundComplete), whenever that may have changed */
   recordFirstRound(complete: boolean): void;
 }
@@ -88,7 +90,8 @@ export class ExporterRuntime implements Collection {
     this.scheduler = new Scheduler(deps.logger);
     this.responseBudget = deps.responseBudget ?? new ResponseBudget(config.collection.maxBufferedResponseBytes);
     const onDropped = (signal: OtlpSignal, count: number): void => deps.observer?.onOtlpDropped(signal, count);
-    this.events = forwarderFor(config, deps.logger, onDropped, deps.now ?? (() => new Date()));
+    const onOutstanding = (signal: OtlpSignal, count: number): void => deps.observer?.onOtlpOutstanding?.(signal, count);
+    this.events = forwarderFor(config, deps.logger, onDropped, deps.now ?? (() => new Date()), onOutstanding);
     for (const target of ownedTargets(config)) this.addTarget(target);
     // Only the first jobs resume: one a reload enables later starts afresh, as it would without a restart of the thread between.
     deps.resumeFrom?.clear();

@@ -64,6 +64,8 @@ export class CollectionHost implements Collection {
   /** The last checkpoint of each event-counting job, for the next thread; a reload drops those of a target it removes or restarts. */
   private readonly checkpoints = new Map<string, Map<string, CheckpointBytes>>();
   private lastError: Error | undefined;
+  /** the estate's events the collection thread holds for OTLP, as it last said */
+  private readonly otlpOutstanding = new Map<'traces' | 'logs', number>();
 
   constructor(
     private config: ExporterConfig,
@@ -187,6 +189,7 @@ export class CollectionHost implements Collection {
     else if (message.type === 'removed') this.store.remove(message.target, message.collector);
     else if (message.type === 'requests') message.events.forEach((event) => observer.onRequest(event));
     else if (message.type === 'otlpDropped') observer.onOtlpDropped(message.signal, message.count);
+    else if (message.type === 'otlpOutstanding') this.otlpOutstanding.set(message.signal, message.count);
     else if (message.type === 'checkpoint') this.keepCheckpoint(message);
     else if (message.type === 'reply') {
       const call = this.calls.get(message.id);
@@ -216,6 +219,9 @@ export class CollectionHost implements Collection {
     const error = this.lastError as (Error & { code?: string }) | undefined;
     const reason: RestartReason = error?.code === 'ERR_WORKER_OUT_OF_MEMORY' ? 'out_of_memory' : error ? 'crash' : 'exit';
     this.store.collectionLost(`the collection thread stopped (${reason.replace(/_/g, ' ')})`, Date.now());
+    // The next thread resumes after the runs that queued them: they are lost, and counted so.
+    for (const [signal, count] of this.otlpOutstanding) if (count > 0) this.deps.observer.onOtlpDropped(signal, count);
+    this.otlpOutstanding.clear();
     this.firstRoundDone = false;
     this.deps.observer.recordFirstRound(false);
     this.deps.observer.onCollectionRestart(reason);

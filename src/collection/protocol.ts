@@ -53,6 +53,7 @@ export type FromWorker =
   | ({ type: 'checkpoint' } & CheckpointBytes)
   | { type: 'requests'; events: RequestEvent[] }
   | { type: 'otlpDropped'; signal: 'traces' | 'logs'; count: number }
+  | { type: 'otlpOutstanding'; signal: 'traces' | 'logs'; count: number }
   | { type: 'firstRound'; complete: boolean }
   /** a stop's value: the steps it cut short (its spans not all sent) */
   | { type: 'reply'; id: number; value?: RunResult[] | ConfigChange | string[]; error?: string };

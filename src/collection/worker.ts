@@ -31,6 +31,10 @@ class ObserverAcross implements CollectionObserver {
     this.send({ type: 'otlpDropped', signal, count });
   }
 
+  onOtlpOutstanding(signal: 'traces' | 'logs', count: number): void {
+    this.send({ type: 'otlpOutstanding', signal, count });
+  }
+
   recordFirstRound(complete: boolean): void {
     // The requests of the round come first.
     this.flush();

@@ -41,7 +41,7 @@ const exporterFamilies = [
     help: 'Latency of HTTP requests made to the source.' },
   { name: 'dataprotect_otlp_dropped_total', type: 'counter', labels: ['signal'],
     help: "The estate's events (activity spans: traces, audit records: logs) not delivered to the OTLP endpoint: queue full, endpoint " +
-      "failing or not answering, or still queued at shutdown." },
+      "failing or not answering, or still queued at shutdown or when the collection thread ended unasked." },
   { name: 'dataprotect_exporter_build_info', type: 'gauge', labels: ['version', 'nodejs_version'],
     help: 'Build information of the exporter; value 1.' },
   { name: 'dataprotect_exporter_first_round_complete', type: 'gauge', labels: [],

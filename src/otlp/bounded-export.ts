@@ -17,11 +17,15 @@ export interface BoundedExportOptions {
   onDropped(count: number): void;
   /** called with the reason of a failed export (never the payload: it holds estate data) */
   onExportError(message: string): void;
+  /** called whenever `outstanding` may have changed */
+  onChange?(): void;
 }
 
 export class BoundedExportQueue<T> {
   private queue: T[] = [];
   private exporting: Promise<void> | undefined;
+  /** items of the batch being exported */
+  private inFlight = 0;
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
 
@@ -34,6 +38,11 @@ export class BoundedExportQueue<T> {
     return this.queue.length;
   }
 
+  /** items taken and neither exported nor counted dropped yet */
+  get outstanding(): number {
+    return this.queue.length + this.inFlight;
+  }
+
   add(items: readonly T[]): void {
     if (this.stopped || items.length === 0) return;
     const room = this.options.maxQueueSize - this.queue.length;
@@ -41,6 +50,7 @@ export class BoundedExportQueue<T> {
     for (const item of taken) this.queue.push(item);
     if (taken.length < items.length) this.options.onDropped(items.length - taken.length);
     this.schedule();
+    this.options.onChange?.();
   }
 
   /** Exports what is queued (for shutdown and tests); resolves when the queue is empty or its exports failed. */
@@ -58,6 +68,7 @@ export class BoundedExportQueue<T> {
     clearTimeout(this.timer);
     if (this.queue.length > 0) this.options.onDropped(this.queue.length);
     this.queue = [];
+    this.options.onChange?.();
     await this.exporter.shutdown().catch(() => undefined);
   }
 
@@ -76,6 +87,7 @@ export class BoundedExportQueue<T> {
     this.timer = undefined;
     if (this.exporting || this.queue.length === 0) return;
     const batch = this.queue.splice(0, this.options.maxBatchSize);
+    this.inFlight = batch.length;
     this.exporting = new Promise<void>((resolve) => {
       try {
         this.exporter.export(batch, (result) => {
@@ -92,7 +104,9 @@ export class BoundedExportQueue<T> {
       }
     }).finally(() => {
       this.exporting = undefined;
+      this.inFlight = 0;
       if (!this.stopped) this.schedule();
+      this.options.onChange?.();
     });
   }
 }

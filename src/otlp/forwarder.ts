@@ -37,6 +37,8 @@ export class EstateEventForwarder {
   private readonly logs: BoundedExportQueue<ReadableLogRecord> | undefined;
   private readonly targets = new Map<string, TargetState>();
   private pendingCount = 0;
+  /** what reportOutstanding last told, by signal */
+  private readonly outstanding = new Map<OtlpSignal, number>();
   private readonly serviceName: string;
   readonly forwards: Forwarding;
 
@@ -45,6 +47,8 @@ export class EstateEventForwarder {
     logger: Logger,
     private readonly onDropped: (signal: OtlpSignal, count: number) => void,
     private readonly now: () => number,
+    /** told the events of a signal neither exported nor counted dropped yet, whenever that changes: lost if the thread dies */
+    private readonly onOutstanding: (signal: OtlpSignal, count: number) => void = () => undefined,
   ) {
     const { otlp, tracing: { endpoint, serviceName } } = config;
     // Exclusive: with no backfill, what completed at the start is history like what completed before.
@@ -56,6 +60,7 @@ export class EstateEventForwarder {
       maxBatchSize: MAX_BATCH_SIZE,
       scheduleDelayMs: SCHEDULE_DELAY_MS,
       onDropped: (count: number) => onDropped(signal, count),
+      onChange: () => this.reportOutstanding(signal),
       onExportError: (message: string) =>
         logger.warn({ signal, err: message }, 'OTLP export failed; its events are lost (counted in dataprotect_otlp_dropped_total)'),
     });
@@ -84,6 +89,7 @@ export class EstateEventForwarder {
       const observed = this.now();
       this.logs.add(events.auditEntries.map((entry) => auditRecord(entry, resource, observed)));
     }
+    this.reportOutstanding('traces');
   }
 
   /** Sends what is queued (tests, shutdown). */
@@ -100,6 +106,7 @@ export class EstateEventForwarder {
     if (this.spans && this.pendingCount > 0) this.onDropped('traces', this.pendingCount);
     for (const state of this.targets.values()) state.waitingTasks.clear();
     this.pendingCount = 0;
+    this.reportOutstanding('traces');
     await Promise.all([this.spans?.shutdown(timeoutMs), this.logs?.shutdown(timeoutMs)]);
   }
 
@@ -107,6 +114,17 @@ export class EstateEventForwarder {
   removeTarget(target: string): void {
     for (const tasks of this.targets.get(target)?.waitingTasks.values() ?? []) this.pendingCount -= tasks.length;
     this.targets.delete(target);
+    this.reportOutstanding('traces');
+  }
+
+  /** Queued and in flight, and for traces the tasks waiting for their job. */
+  private reportOutstanding(signal: OtlpSignal): void {
+    const queue = signal === 'traces' ? this.spans : this.logs;
+    if (!queue) return;
+    const count = queue.outstanding + (signal === 'traces' ? this.pendingCount : 0);
+    if (this.outstanding.get(signal) === count) return;
+    this.outstanding.set(signal, count);
+    this.onOutstanding(signal, count);
   }
 
   private acceptActivities(target: string, activities: readonly Activity[], after: number): void {
@@ -201,10 +219,11 @@ export function forwarderFor(
   logger: Logger,
   onDropped: (signal: OtlpSignal, count: number) => void,
   now: () => Date,
+  onOutstanding?: (signal: OtlpSignal, count: number) => void,
 ): EstateEventForwarder | undefined {
   const { activities, auditLogs } = config.otlp;
   if (!activities.enabled && !auditLogs.enabled) return undefined;
   const endpoint = config.tracing.endpoint ? withoutUserInfo(config.tracing.endpoint) : 'from OTEL_EXPORTER_OTLP_*';
   logger.info({ activities: activities.enabled, auditLogs: auditLogs.enabled, endpoint }, 'forwarding estate events over OTLP');
-  return new EstateEventForwarder(config, logger.child({ component: 'otlp' }), onDropped, () => now().getTime());
+  return new EstateEventForwarder(config, logger.child({ component: 'otlp' }), onDropped, () => now().getTime(), onOutstanding);
 }
