@@ -10,6 +10,8 @@ import { plainSystemId, systemPath, systemPathSegment, systemsPath, type Resourc
 import { SpellingResolver } from '../spelling';
 import {
   capacitySampleSchema,
+  tierCapacitySchema,
+  topLevelCapacitySchema,
   managedSystemSchema,
   replicationContextSchema,
   storageAlertSchema,
@@ -197,10 +199,11 @@ const STORAGE_LOGIN: TokenApi = {
 export function capacityOfTier(sample: CapacitySample, tier: CapacityTier, endpoint: string): TierCapacity | undefined {
   const { collection_epoch } = sample;
   if (sample.tier_capacity_usage) {
-    const usage = sample.tier_capacity_usage.find((entry) => entry.tier === tier);
-    return usage && tierCapacity(collection_epoch, usage);
+    const usage = sample.tier_capacity_usage.find((entry) => (entry as { tier?: unknown } | null)?.tier === tier);
+    return usage === undefined ? undefined : tierCapacity(collection_epoch, validate(usage, endpoint, tierCapacitySchema));
   }
-  if (sample.physical_capacity) return tierCapacity(collection_epoch, { ...sample, physical_capacity: sample.physical_capacity });
+  const figures = validate(sample, endpoint, topLevelCapacitySchema);
+  if (figures.physical_capacity) return tierCapacity(collection_epoch, { ...figures, physical_capacity: figures.physical_capacity });
   const problem = `the capacity sample of ${collection_epoch} carries neither physical_capacity nor tier_capacity_usage`;
   throw new ApiError('protocol', endpoint, problem);
 }

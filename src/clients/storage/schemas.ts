@@ -32,11 +32,14 @@ export const tierCapacitySchema = z.object({
   compression_factor: optionalNumber,
 });
 
-/** A stats_capacity item: the asked tier's figures at the top level (seed) or only in `tier_capacity_usage[]` (real products). */
-export const capacitySampleSchema = tierCapacitySchema.omit({ tier: true }).extend({
-  collection_epoch: z.number(),
-  tier_capacity_usage: optional(z.array(tierCapacitySchema)),
-});
+/**
+ * A stats_capacity item: the asked tier's figures at the top level (seed) or only in `tier_capacity_usage[]` (real products), of
+ * which "only collection_epoch is always present". The figures are checked once the asked tier's are found (client.ts
+ * capacityOfTier): an entry of another tier (archive) can be partial without costing the sample.
+ */
+export const capacitySampleSchema = z.looseObject({ collection_epoch: z.number(), tier_capacity_usage: optional(z.array(z.unknown())) });
+/** The figures of a stats_capacity item at its top level (the seed's form). */
+export const topLevelCapacitySchema = tierCapacitySchema.omit({ tier: true });
 
 /** An item of alert_list; severity and status are optional in the model. */
 export const storageAlertSchema = z.object({ id: idString, severity: optionalString, class: optionalString, status: optionalString });
