@@ -127,7 +127,8 @@ const families = [
 
   // Replication plugin
   { name: 'dataprotect_replication_cluster_connected', type: 'gauge', labels: ['target', 'rep_cluster'],
-    help: '1 when the replication cluster is registered and its connectionStatus is OK.' },
+    help: '1 when the replication cluster is registered and its connectionStatus is OK; clusters of one name (in different ' +
+      'replication systems) share a series, 1 only while all of them are.' },
   { name: 'dataprotect_replication_vm_info', type: 'gauge',
     labels: ['target', 'vm_id', 'vm_name', 'group', 'rep_cluster', 'role', 'guest_os'],
     help: 'One per protected VM; value 1.' },

@@ -28,7 +28,8 @@ export const protectedVmSchema = z.object({
   guestOsType: optionalString,
   role: z.string(),
   status: z.string(),
-  vmdks: z.array(z.object({ included: z.boolean(), sizeInMB: z.number().nonnegative() })),
+  // A disk's fields feed only the disk series: one missing costs those series, not the VM and its status.
+  vmdks: z.array(z.object({ included: z.boolean().nullish(), sizeInMB: z.number().nonnegative().nullish() })).nullish(),
 });
 
 export type RepCluster = z.output<typeof repClusterSchema>;

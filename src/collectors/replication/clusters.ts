@@ -1,5 +1,4 @@
 import { defineCollector, type Sample } from '../types';
-import { uniqueBy } from '../shared/unique';
 
 /** Replication clusters, connected = registered and connectionStatus OK; an unregistered one (no connectionStatus) reads 0, no error. */
 export const clustersCollector = defineCollector({
@@ -10,12 +9,18 @@ export const clustersCollector = defineCollector({
   metrics: ['dataprotect_replication_cluster_connected'],
   async collect(ctx, signal) {
     const clusters = await ctx.client.clusters({ fields: ['name', 'isRegistered', 'connectionStatus'] }, signal);
-    const { unique, duplicates } = uniqueBy(clusters, (cluster) => cluster.name);
-    if (duplicates.length > 0) ctx.logger.warn({ duplicates }, 'replication clusters with the same name: keeping the first of each');
-    const samples: Sample[] = unique.map((cluster) => ({
+    // A name is unique within one replication system only: clusters sharing it share a series, connected while all of them are.
+    const connected = new Map<string, number>();
+    for (const cluster of clusters) {
+      const value = cluster.isRegistered && cluster.connectionStatus === 'OK' ? 1 : 0;
+      connected.set(cluster.name, Math.min(value, connected.get(cluster.name) ?? 1));
+    }
+    const shared = clusters.length - connected.size;
+    if (shared > 0) ctx.logger.warn({ shared }, 'replication clusters with the same name: one series for each name, 1 only while all connect');
+    const samples: Sample[] = [...connected].map(([name, value]) => ({
       name: 'dataprotect_replication_cluster_connected',
-      labels: { target: ctx.target.name, rep_cluster: cluster.name },
-      value: cluster.isRegistered && cluster.connectionStatus === 'OK' ? 1 : 0,
+      labels: { target: ctx.target.name, rep_cluster: name },
+      value,
     }));
     return { samples, items: clusters.length };
   },

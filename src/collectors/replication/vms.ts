@@ -38,9 +38,12 @@ function vmSamples(target: string, vm: VmRecord): Sample[] {
   for (const [status, value] of stateSet(VM_STATUSES, vm.status)) {
     samples.push({ name: 'dataprotect_replication_vm_status', labels: { ...labels, status }, value });
   }
+  // A disk of unknown size or inclusion leaves both sums unknown: no disk series rather than a wrong one.
+  const disks = vm.vmdks?.every((disk) => disk.included != null && disk.sizeInMB != null) ? vm.vmdks : undefined;
+  if (!disks) return samples;
   // Both series always, so that "excluded bytes" reads 0 rather than nothing.
   for (const included of [true, false]) {
-    const megabytes = vm.vmdks.filter((disk) => disk.included === included).reduce((sum, disk) => sum + disk.sizeInMB, 0);
+    const megabytes = disks.filter((disk) => disk.included === included).reduce((sum, disk) => sum + (disk.sizeInMB ?? 0), 0);
     const diskLabels = { target, vm_id: vm.id, vm_name: vm.name, included: String(included) };
     samples.push({ name: 'dataprotect_replication_vm_disk_bytes', labels: diskLabels, value: megabytes * MIB });
   }
