@@ -26,6 +26,9 @@ const PRODUCT_FIELD_NAMES: Readonly<Record<string, string>> = {
 
 /** The seed: a consistency group is "filterable by name and sortable by name and bandwidthPriority". */
 const GROUP_RULES: ListRules = { filterable: new Set(['name']), sortable: new Set(['name', 'bandwidthPriority']) };
+/** The seed's fields "omitted for a cluster that is not registered", and the VM's "present on production VMs". */
+const CLUSTER_RULES: ListRules = { omittable: ['address', 'connectionStatus'] };
+const VM_RULES: ListRules = { omittable: ['vmToolsVersion'] };
 
 /** The real plugin's bandwidthPriority is a number where the seed shows a name. */
 const PRODUCT_BANDWIDTH_PRIORITY: Readonly<Record<string, number>> = { HIGH: 1, NORMAL: 2, LOW: 3 };
@@ -98,14 +101,14 @@ export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext,
     fail(req, res, 401);
   });
 
-  app.get(product ? '/api/v1/rp-clusters' : '/api/v1/rep-clusters', (req, res) => list(estate.clusters, req, res));
+  app.get(product ? '/api/v1/rp-clusters' : '/api/v1/rep-clusters', (req, res) => list(estate.clusters, req, res, CLUSTER_RULES));
   app.get(product ? '/api/v1/rp-clusters/:id' : '/api/v1/rep-cluster/:id', (req, res) => {
     const cluster = estate.clusters.find((c) => c.id === req.params.id);
     if (!cluster) return fail(req, res, 404);
     res.json(product ? productRow(cluster) : cluster);
   });
   app.get('/api/v1/groups', (req, res) => list(estate.groups, req, res, GROUP_RULES));
-  app.get('/api/v1/vms', (req, res) => list(estate.vms, req, res));
+  app.get('/api/v1/vms', (req, res) => list(estate.vms, req, res, VM_RULES));
 
   app.use((req: Request, res: Response) => fail(req, res, 404));
   return app;

@@ -15,6 +15,8 @@ export class UnknownFieldError extends Error {}
 export interface ListRules {
   filterable?: ReadonlySet<string>;
   sortable?: ReadonlySet<string>;
+  /** fields of the model a record may omit (the seed's "omitted for ..."): known to the plugin even when no record carries them */
+  omittable?: readonly string[];
 }
 
 /**
@@ -28,7 +30,7 @@ export function applyListQuery(rows: readonly Row[], query: Record<string, unkno
   const filters = Object.keys(query).filter((name) => !RESERVED.has(name));
   const sort = listOf(query.sort);
   const sortFields = sort.map((key) => key.replace(/^[-+]/, ''));
-  const known = rows.length > 0 ? new Set(rows.flatMap((row) => Object.keys(row))) : undefined;
+  const known = rows.length > 0 ? new Set([...rows.flatMap((row) => Object.keys(row)), ...(rules.omittable ?? [])]) : undefined;
   const refuse = (what: string, names: string[], allowed: ReadonlySet<string> | undefined): void => {
     const unknown = names.filter((name) => (known && !known.has(name)) || (allowed && !allowed.has(name)));
     if (unknown.length > 0) throw new UnknownFieldError(`Unknown field(s) in ${what}: ${unknown.join(', ')}`);
