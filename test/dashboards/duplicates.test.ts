@@ -131,6 +131,8 @@ const ESTATE: readonly Series[] = [
   ['dataprotect_storage_replication_lag_seconds', { ...ddA, system_id: 's1', context: 'ctx-1' }, constant(120)],
   ['dataprotect_storage_replication_state', { ...ddA, system_id: 's1', context: 'ctx-1', state: 'NORMAL' }, constant(1)],
   ['dataprotect_storage_replication_state', { ...ddA, system_id: 's1', context: 'ctx-1', state: 'ERROR' }, constant(0)],
+  ['dataprotect_storage_system_collector_success', { ...ddA, system_id: 's1', collector: 'capacity' }, constant(1)],
+  ['dataprotect_storage_system_collector_success', { ...ddA, system_id: 's1', collector: 'alerts' }, constant(0)],
 
   // Replication: cluster c1 connected, c2 not; vm-v1 paused.
   ['dataprotect_replication_cluster_connected', { ...rpA, rep_cluster: 'c1' }, constant(1)],
@@ -271,6 +273,10 @@ const EXPECTED: Readonly<Record<string, readonly Sample[]>> = {
     [`{${S1}, tier="cloud"}`, 0.2],
   ],
   'DataProtect / Protection storage / Time to full per system / A': [[`{${S1}, tier="active"}`, TIME_TO_FULL]],
+  'DataProtect / Protection storage / System collection / A': [
+    ['{target="dd-a", system_id="s1", collector="alerts"}', 0],
+    ['{target="dd-a", system_id="s1", collector="capacity"}', 1],
+  ],
   'DataProtect / Protection storage / Physical capacity trend / A': [
     [`{${S1}, tier="active"}`, 800_000],
     [`{${S1}, tier="cloud"}`, 100_000],
