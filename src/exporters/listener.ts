@@ -8,7 +8,10 @@ import { readTlsPair } from '../config/tls-pair';
 /** Each server's TCP connections from their accept: closeAllConnections knows a TLS one only after a handshake that may never come. */
 const connections = new WeakMap<Server, Set<Socket>>();
 
-export async function listen(app: RequestListener, web: ExporterConfig['web']): Promise<Server> {
+/** A socket on which nothing moved this long is closed: a client that stopped reading its answer would hold it and its bytes. */
+export const IDLE_SOCKET_MS = 120_000;
+
+export async function listen(app: RequestListener, web: ExporterConfig['web'], idleSocketMs = IDLE_SOCKET_MS): Promise<Server> {
   const server: Server = web.tls ? createHttpsServer(readTlsPair(web.tls), app) : createHttpServer(app);
   const sockets = new Set<Socket>();
   connections.set(server, sockets);
@@ -16,9 +19,11 @@ export async function listen(app: RequestListener, web: ExporterConfig['web']): 
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
-  // Slow or idle clients must not pin sockets forever.
+  // Slow or idle clients must not pin sockets forever: requestTimeout bounds receiving a request, keepAliveTimeout the wait
+  // between two, and the idle timeout a response its client stopped reading (past the keep-alive wait: that one comes first).
   server.requestTimeout = 60_000;
   server.keepAliveTimeout = 65_000;
+  server.timeout = idleSocketMs;
   server.listen(web.port, web.listenAddress);
   await once(server, 'listening'); // rejects on an 'error' first (e.g. EADDRINUSE)
   return server;
