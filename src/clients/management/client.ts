@@ -94,7 +94,12 @@ export class ManagementClient extends ApiClient {
       const assetId = (item as { assetId?: unknown } | null)?.assetId;
       unreadable.push(...(typeof assetId === 'string' ? [assetId] : assetIds)); // an item naming no asset may be any one's
     };
-    return { copies: validateItems(latestCopySchema, envelope.content, endpoint, 'content', skipped).filter(isLiveCopy), unreadable };
+    const items = validateItems(latestCopySchema, envelope.content, endpoint, 'content', skipped);
+    const copies = items.filter(isLiveCopy);
+    // A newest copy in a deletion state (the state term not applied): the asset's newest live copy is unknown, not absent.
+    const live = new Set(copies.map((copy) => copy.assetId));
+    for (const item of items) if (!isLiveCopy(item) && !live.has(item.assetId)) unreadable.push(item.assetId);
+    return { copies, unreadable };
   }
 
   /** No filter, so no ranges: of over 10,000 rows the first 10,000 are readable by documented means; a warning says how many are not. */
