@@ -7,6 +7,7 @@ import { defineCollector, type CollectorContext, type Sample } from '../types';
 import { COPY_FINGERPRINTS, currentAssets, perAssetSeriesFor, type AssetRecord } from './published';
 import { forEachConcurrent } from '../shared/concurrency';
 import { UNKNOWN_LABEL } from '../shared/tally';
+import { uniqueBy } from '../shared/unique';
 import { fnv1a } from '../../util/fnv1a';
 
 interface LocationCopies {
@@ -134,9 +135,10 @@ async function readCopies(
   return read;
 }
 
-/** The asset's copies; undefined when the asset is gone. */
+/** The asset's copies, each once (a listing that shifts while paged repeats one); undefined when the asset is gone. */
 function copiesOf(client: ManagementClient, assetId: string, signal: AbortSignal): Promise<Copy[] | undefined> {
-  return collectAll(client.assetCopies(assetId, {}, signal)).catch(async (error: unknown) => {
+  const listed = collectAll(client.assetCopies(assetId, {}, signal)).then((copies) => uniqueBy(copies, (copy) => copy.id).unique);
+  return listed.catch(async (error: unknown) => {
     if (!isStatusError(error, 404)) throw error;
     // Deleted since the asset list (it will leave the list too), unless the service still lists it: a 404 "may also mask a
     // 401 or 403" (the seed), and skipping would drop its series while reporting success.
