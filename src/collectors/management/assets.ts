@@ -1,3 +1,4 @@
+import { ApiError } from '../../clients/errors';
 import { defineCollector, type CollectorContext, type Sample } from '../types';
 import { policyRpo } from './policy-rpo';
 import { ASSET_LIST, currentPolicies, LATEST_COPY_TIMES, newestCopies, perAssetSeriesFor, readAssets } from './published';
@@ -75,7 +76,20 @@ async function askLatestCopies(
     if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).readAt)) ownLatest.set(asset.id, own);
     else if (!own && !publishedKnows) unknown.push(asset.id);
   }
-  for (const [id, newest] of await newestCopies(ctx, unknown, signal)) ownLatest.set(id, { checkedAt: now, newest });
+  let asked: Map<string, number | null>;
+  try {
+    asked = await newestCopies(ctx, unknown, signal);
+  } catch (error) {
+    // latest-copies' own answer (a status, a malformed page), not the target's: the asset list stands, with the last answers
+    if (!(error instanceof ApiError) || !['status', 'protocol', 'parse'].includes(error.kind)) throw error;
+    ctx.logger.warn({ err: error.message, assets: unknown.length }, 'latest-copies failed: these assets keep their last newest copy, or none is known');
+    for (const id of unknown) {
+      const kept = ctx.state?.ownLatest.get(id);
+      if (kept) ownLatest.set(id, kept);
+    }
+    return ownLatest;
+  }
+  for (const [id, newest] of asked) ownLatest.set(id, { checkedAt: now, newest });
   return ownLatest;
 }
 
