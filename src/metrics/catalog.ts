@@ -158,7 +158,7 @@ const families = [
   { name: 'dataprotect_storage_alerts', type: 'gauge', labels: ['target', 'system_id', 'severity', 'class'],
     help: 'Active alerts of the storage system.' },
   { name: 'dataprotect_storage_replication_lag_seconds', type: 'gauge', labels: ['target', 'system_id', 'context'],
-    help: 'Now minus syncEpoch, per replication context.' },
+    help: 'Now minus syncEpoch, per replication context; absent for a context never synchronised (no or zero syncEpoch).' },
   { name: 'dataprotect_storage_system_collector_success', type: 'gauge', labels: ['target', 'system_id', 'collector'],
     help: "1 when the collector's last successful run read this storage system (a management center's other systems are still " +
       "collected when one fails; when all fail the run fails, and dataprotect_collector_success says so)." },

@@ -11,11 +11,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
-import { parseConfig } from '../../src/config/load';
-import { METRIC_FAMILIES } from '../../src/metrics/catalog';
+import { startSimulator, type RunningSimulator } from '../../simulator';
+import type { StorageClient } from '../../src/clients/storage/client';
+import { parseConfig, type TargetConfig } from '../../src/config/load';
+import { replicationContextsCollector } from '../../src/collectors/storage/replication';
+import { METRIC_FAMILIES, metricFamily } from '../../src/metrics/catalog';
 import { assignShards } from '../../src/scheduler/sharding';
 import { dashboardFiles, loadDashboard, queriesOf } from '../dashboards/dashboards';
 import { allRules } from '../rules/rules-files';
+import { clientFor, runCollector, samplesNamed, simulatorTarget } from '../support/collect';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
@@ -81,6 +85,39 @@ describe('docs/runbook.md', () => {
       expect(paragraph).not.toMatch(/metrics\.md/);
     }
     expect(read('docs/configuration.md')).toContain('| kind | collector | default schedule |');
+  });
+});
+
+describe('DataProtectStorageReplicationLagging and a replication context never synchronised', () => {
+  let sim: RunningSimulator;
+  beforeAll(async () => {
+    const size = { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5, replicatedVms: 5, replicationClusters: 1, storageSystems: 1 };
+    sim = await startSimulator({ seed: 31, size, startTime: new Date('2026-06-15T09:40:00Z') });
+  });
+  afterAll(async () => {
+    await sim.close();
+  });
+
+  // The collector gives such a context no lag series ("now minus 1970" is no lag), so the alert on that series cannot fire
+  // for it: the runbook and the catalog must say so, not promise a very large lag and an alert.
+  it('has no lag series, and the runbook and the catalog say so', async () => {
+    const target = simulatorTarget(sim, 'storage', { maxAttempts: 1 });
+    const client = clientFor(target as TargetConfig & { kind: 'storage' }) as StorageClient;
+    const system = sim.estate.storage.systems[0]!;
+    sim.estate.storage.setContextSyncEpoch(system.id, 1, 0);
+    try {
+      const result = await runCollector(replicationContextsCollector, { target, client, now: () => sim.clock.now() });
+      const ofContext = (name: string) => samplesNamed(result, name).filter((s) => s.labels.system_id === system.id && s.labels.context === '1');
+      expect(ofContext('dataprotect_storage_replication_state').length).toBeGreaterThan(0);
+      expect(ofContext('dataprotect_storage_replication_lag_seconds')).toEqual([]);
+    } finally {
+      sim.estate.storage.setContextSyncEpoch(system.id, 1, undefined);
+      await client.close();
+    }
+    const runbook = section(read('docs/runbook.md'), '### DataProtectStorageReplicationLagging');
+    expect(runbook).not.toMatch(/never synchronised reports a very large lag/);
+    expect(runbook).toMatch(/never synchronised[^.]*has no lag series[^.]*does not fire/);
+    expect(metricFamily('dataprotect_storage_replication_lag_seconds').help).toMatch(/[Aa]bsent for a context never synchronised/);
   });
 });
 
