@@ -19,6 +19,8 @@ export interface RunCount {
   requests: number;
   /** attempts the source answered in full (a status and the whole body, whatever the status) */
   answers: number;
+  /** waits on requests another run sent and this one needs (a shared login, a storage discovery): no request of its own */
+  sharedWaits?: number;
   skipped: SkippedItem[];
 }
 
@@ -39,6 +41,18 @@ export function countRequest(): void {
 export function countAnswer(): void {
   const count = currentRun.getStore();
   if (count) count.answers += 1;
+}
+
+/**
+ * Counts a wait on requests another run sent (a shared login, a storage discovery), answered when that work is: a run its limit ends
+ * while it waits on a source that hangs met that source, whichever run happened to start the work.
+ */
+export async function waitingOnShared<T>(work: Promise<T>): Promise<T> {
+  const count = currentRun.getStore();
+  if (count) count.sharedWaits = (count.sharedWaits ?? 0) + 1;
+  const value = await work;
+  countAnswer();
+  return value;
 }
 
 /** Adds a skipped item to the run it is part of (outside a run it is left out all the same). */

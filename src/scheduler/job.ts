@@ -205,8 +205,8 @@ export class CollectorJob {
     if (this.stopped) return this.discarded(span, logger);
     if (err instanceof CollectorTimeoutError) this.cutOffAtMs = err.timeoutMs;
     // A run its own time limit ended was slow where the source answered it, and met a source that hangs where it sent requests and
-    // none was answered: its requests' own time limits (retried) can outlast the run's.
-    const hung = err instanceof CollectorTimeoutError && count.requests > 0 && count.answers === 0;
+    // none was answered, or waited on a login or discovery another run sent: its requests' time limits (retried) can outlast the run's.
+    const hung = err instanceof CollectorTimeoutError && count.requests + (count.sharedWaits ?? 0) > 0 && count.answers === 0;
     const unreachable = (err instanceof ApiError && err.unreachable) || hung;
     const durationSeconds = (performance.now() - started) / 1000;
     const outcome = { ok: false as const, durationSeconds, endedAt: Date.now(), error: err.message, unreachable };

@@ -4,6 +4,11 @@ export class SingleFlight<T> {
 
   constructor(private readonly work: () => Promise<T>) {}
 
+  /** Whether work is running: a caller now shares the run another caller started. */
+  get busy(): boolean {
+    return this.running !== undefined;
+  }
+
   /** The running work's result for this caller; `abortError` is what its aborted wait rejects with. */
   run(signal: AbortSignal | undefined, abortError: () => Error): Promise<T> {
     const running = (this.running ??= this.start());

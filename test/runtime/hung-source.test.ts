@@ -9,6 +9,7 @@ import { ExporterRuntime } from '../../src/runtime';
 import { SelfMetrics } from '../../src/exporters/self-metrics';
 import { MetricsRenderer } from '../../src/exporters/renderer';
 import { silentLogger } from '../support/collect';
+import { COLLECTORS } from '../../src/collectors/registry';
 
 /** Answers the cluster list when `answerClusters`, with an empty one; accepts and never answers anything else. */
 let answerClusters = false;
@@ -51,4 +52,33 @@ it('a source that answers none of a run its time limit ends is down', async () =
 it('a source that answered part of such a run was slow, not down', async () => {
   answerClusters = true; // the vms collector asks the cluster list first, for the spelling
   expect(await runOnly('vms')).toContain('dataprotect_up{target="rp",kind="replication"} 1');
+});
+
+/**
+ * A token API's runs share one login, and a storage target's one discovery: the run that starts it counts its requests, and a run
+ * that waits on it (another collector's, or the next run of the same collector while the hung login still runs) sent none itself.
+ */
+it.each([
+  ['management', 'inventory-sources'],
+  ['storage', 'alerts'],
+] as const)('a %s source that hangs at its login is down also for a run waiting on the login another run started', async (kind, collector) => {
+  const disabled = Object.fromEntries(COLLECTORS[kind].map((definition) => [definition.name, { enabled: false }]));
+  const config = parseConfig({
+    targets: [{
+      name: 'src', kind, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, username: 'u', password: 'p',
+      // the login outlives both runs: the second one waits on the login the first one started
+      requestTimeout: '5s', maxAttempts: 1, collectors: { ...disabled, [collector]: { timeout: '300ms' } },
+    }],
+  });
+  const runtime = new ExporterRuntime(config, { logger: silentLogger });
+  const renderer = new MetricsRenderer(() => runtime.store, new SelfMetrics({ processMetrics: false }), () => config.collection.staleAfter);
+  try {
+    expect(await runtime.runOnce()).toEqual(['failure']);
+    expect(await renderer.render()).toContain(`dataprotect_up{target="src",kind="${kind}"} 0`);
+    expect(await runtime.runOnce()).toEqual(['failure']);
+    expect(runtime.store.get('src', collector)?.lastError).toMatch(/did not finish within its time limit of 300 ms/);
+    expect(await renderer.render()).toContain(`dataprotect_up{target="src",kind="${kind}"} 0`);
+  } finally {
+    await runtime.stop();
+  }
 });

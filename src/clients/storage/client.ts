@@ -26,6 +26,7 @@ import {
 } from './schemas';
 import type { TokenApi } from '../token-session';
 import { SingleFlight } from '../../util/single-flight';
+import { waitingOnShared } from '../run-requests';
 
 export * from './schemas';
 export { systemPath, type ResourcePath } from './paths';
@@ -83,7 +84,10 @@ export class StorageClient extends ApiClient {
     if (cached && Date.now() - cached.atMs < DISCOVERY_TTL_MS) return cached.value;
     const abortError = (): ApiError =>
       new ApiError('aborted', '/rest/v1.0/store-systems', 'aborted by the collector time limit while waiting for the system discovery');
-    return this.discovery.run(signal, abortError);
+    // A discovery another run started counts as this run's request too (run-requests.ts).
+    const sharing = this.discovery.busy;
+    const discovery = this.discovery.run(signal, abortError);
+    return sharing ? waitingOnShared(discovery) : discovery;
   }
 
   /** GET /rest/v1.0/system: the server itself (on a management center, the center). */
