@@ -78,15 +78,16 @@ export class ApiClient {
 
   /** Closes the connections; a client with a session ends it first. Never throws. */
   async close(): Promise<void> {
-    const token = await this.session?.release();
-    if (token && this.tokenApi) await this.logOut(this.tokenApi, token);
+    // One LOGOUT_TIMEOUT_MS for the login still running (whose token is logged out too) and the logout.
+    const signal = AbortSignal.timeout(LOGOUT_TIMEOUT_MS);
+    const token = await this.session?.release(signal);
+    if (token && this.tokenApi) await this.logOut(this.tokenApi, token, signal);
     await this.http.close();
   }
 
-  /** Ends the session on the server, bounded by LOGOUT_TIMEOUT_MS: a failed logout is only logged. */
-  private async logOut(api: TokenApi, token: string): Promise<void> {
+  /** Ends the session on the server, bounded by `signal`: a failed logout is only logged. */
+  private async logOut(api: TokenApi, token: string, signal: AbortSignal): Promise<void> {
     try {
-      const signal = AbortSignal.timeout(LOGOUT_TIMEOUT_MS);
       const response = await this.http.request({ ...api.logout, endpoint: api.logout.path, headers: api.carry(token), signal });
       if (response.status >= 300 && response.status !== 401) this.deps.logger.debug({ status: response.status }, 'logout not accepted');
     } catch (error) {

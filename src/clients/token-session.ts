@@ -77,9 +77,12 @@ export class TokenSession {
     throw errorForStatus(again, endpoint, '401 for a freshly issued token');
   }
 
-  /** Forgets the token and returns it for a logout on the server (after a running login, whose token would otherwise outlive it). */
-  async release(): Promise<string | undefined> {
-    await this.login.settled();
+  /**
+   * Forgets the token and returns it for a logout on the server: after a running login, whose token would otherwise outlive it, but
+   * only until `signal` aborts (the logout's time limit): a login the source never answers must not hold a stop.
+   */
+  async release(signal?: AbortSignal): Promise<string | undefined> {
+    await untilAborted(this.login.settled(), signal);
     const token = this.current?.value;
     this.current = undefined;
     return token;
@@ -94,6 +97,18 @@ export class TokenSession {
     this.current = { value, renewAt: started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1) };
     return this.current;
   }
+}
+
+/** `work` settled, or `signal` aborted, whichever comes first. */
+async function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return work;
+  if (signal.aborted) return;
+  let onAbort: () => void = () => undefined;
+  const aborted = new Promise<void>((resolve) => {
+    onAbort = () => resolve();
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+  await Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** How a token API hands out a token (`POST {username, password}` to `loginPath`), carries it and ends its session. */

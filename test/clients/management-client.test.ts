@@ -49,6 +49,19 @@ describe('management client against the simulator', () => {
     expect(codes('/api/v2/logout')).toEqual(['204']);
   });
 
+  it('closes within the logout time limit while a login the service never answers still runs', async () => {
+    sim.faults.add({ api: 'management', path: '/api/v2/login', fault: { kind: 'hang' } });
+    const { client } = managementHarness(sim, { requestTimeout: '10m', maxAttempts: 1 });
+    const run = new AbortController();
+    const listing = collectAll(client.alerts({}, run.signal)).catch((e: unknown) => e);
+    await eventually(() => sim.stats.count('management', '/api/v2/login') === 1);
+    run.abort(new Error('collector stopped')); // as a stop aborts the runs: the login goes on for other callers
+    expect(await listing).toMatchObject({ kind: 'aborted' });
+    // The stop deadline (docs/operations.md#stop) gives each logout 5 s and 2 s more to cut the connections, not the login's 10 min.
+    await client.close();
+    expect(sim.stats.count('management', '/api/v2/logout')).toBe(0); // no token was issued: nothing to log out
+  }, 20_000);
+
   it('logs in again when the token expires in the middle of paging, and never sends a queryState token twice', async () => {
     sim.faults.tokenExpiresAfterRequests = 2;
     const assets = await collectAll(h.client.assets());
