@@ -350,6 +350,20 @@ describe('management client: a listing read in ranges of the key', () => {
     expect(policyRequests()).toBe(26);
   });
 
+  it('without page numbers, a range past the first whose page 2 is its page 1 again fails the listing (a proxy dropping `page`)', async () => {
+    // 10,500 results: ranges below and from "8"; the first holds one page, the second 10 pages the proxy answers all as its first
+    handler = (url) => {
+      const range = rangeOf(url);
+      const total = !range ? 10_500 : range.lo === 0 ? 500 : 10_000;
+      const rows = Array.from({ length: Math.min(total, 1000) }, (_, i) => policy(`${range?.lo === 0 ? '1' : '9'}-${i}`));
+      return { status: 200, body: { content: rows, page: { totalPages: Math.ceil(total / 1000), totalElements: total } } };
+    };
+    await expect(collectAll(clientWith({ pageSize: 1000, maxConcurrency: 1 }).protectionPolicies())).rejects.toMatchObject({
+      kind: 'protocol',
+      message: '/api/v2/protection-policies: asked for page 2 and got the first page again',
+    });
+  });
+
   it('the ranges together hold to maxListingItems: items past it fail the listing', async () => {
     // each of the three ranges claims 10,000 (under the whole query's 20,000) and serves full pages of distinct rows
     handler = (url) => {

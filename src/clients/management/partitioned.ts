@@ -57,7 +57,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
   if (nullable) pending.push('null');
   let readTotal = 0;
   let ranges = 0;
-  const read: PagesRead = { rows: 0 }; // one count for all ranges: together they end within maxListingItems
+  const read: PagesRead = { rows: 0 }; // one count of rows for all ranges: together they end within maxListingItems
   for (let part = pending.shift(); part !== undefined; part = pending.shift()) {
     const spec = { ...whole, filter: and(whole.filter, part === 'null' ? isNull(field) : rangeFilter(field, part)) };
     const first = await firstRandomPage(fetchPage, spec, signal);
@@ -76,6 +76,7 @@ export async function* partitionedRandomPages<S extends z.ZodType>(
     }
     ranges += 1;
     readTotal += total;
+    read.firstRow = undefined; // a page without a number is told from the range's own first page, not from the first range's
     yield* randomPages(fetchPage, spec, signal, concurrency, first.answer, read);
   }
   // The ranges cover the key space, so a difference is the list changing while it was read.
