@@ -1,3 +1,4 @@
+import { X509Certificate } from 'node:crypto';
 import { z } from 'zod';
 import cron from 'node-cron';
 import { parseBytes } from '../util/bytes';
@@ -5,9 +6,16 @@ import { Secret } from '../util/secret';
 import { bcryptCost, isBcryptHash } from '../util/bcrypt-hash';
 import { readNamedFile } from './yaml-file';
 
-/** A number or a string turned into a value by `parse`; `problem` names a value it gives undefined for. */
+/** A value as a problem quotes it: a string in quotes, a scalar as YAML writes it (an empty key is null), never a whole mapping. */
+function quoted(value: unknown): string {
+  if (typeof value === 'string') return `"${value}"`;
+  if (Array.isArray(value)) return 'a list';
+  return value !== null && typeof value === 'object' ? 'a mapping' : String(value);
+}
+
+/** A number or a string turned into a value by `parse`; `problem` names a value it gives undefined for (or of another type). */
 const parsedBy = <T>(parse: (value: number | string) => T | undefined, problem: string) =>
-  z.union([z.number(), z.string()]).transform((value, ctx) => {
+  z.union([z.number(), z.string()], { error: (issue) => `${quoted(issue.input)} ${problem}` }).transform((value, ctx) => {
     const parsed = parse(value);
     if (parsed !== undefined) return parsed;
     ctx.addIssue({ code: 'custom', message: `"${value}" ${problem}` });
@@ -33,6 +41,11 @@ const duration = parsedBy(parseDuration, 'is not a duration (use e.g. 30s, 5m, 2
 
 const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than zero');
 
+/** Node fires a timer set beyond 2^31-1 ms at once (TimeoutOverflowWarning): a "practically never" time limit would cut everything off. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A time limit that a timer enforces. */
+const timeLimit = positiveDuration.refine((ms) => ms <= MAX_TIMER_MS, `must be at most 24d (${MAX_TIMER_MS} ms, the longest a timer waits)`);
+
 const byteSize = parsedBy((value) => parseBytes(value) || undefined, 'is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)');
 
 /** 2.5 times the largest answers: a 10,000-asset page (13 MB) and a 50,000-asset estate's VM list (25 MB, scaled from the simulator). */
@@ -48,6 +61,26 @@ function fileText(file: string, path: PropertyKey[], ctx: z.RefinementCtx): stri
   const read = readNamedFile(file);
   if ('content' in read) return read.content.toString('utf8');
   ctx.addIssue({ code: 'custom', path, message: read.problem });
+  return undefined;
+}
+
+/**
+ * A CA file's text, when it holds at least one usable PEM certificate. TLS ignores what it cannot parse: a DER file, a key or a cut
+ * file would leave no trusted CA, and every request would fail with "self-signed certificate" instead of a configuration error.
+ */
+function caText(file: string, ctx: z.RefinementCtx): string | undefined {
+  const text = fileText(file, ['tls', 'caFile'], ctx);
+  if (text === undefined) return undefined;
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g) ?? [];
+  const usable = blocks.some((block) => {
+    try {
+      return Boolean(new X509Certificate(block));
+    } catch {
+      return false;
+    }
+  });
+  if (usable) return text;
+  ctx.addIssue({ code: 'custom', path: ['tls', 'caFile'], message: `${file} holds no usable PEM certificate` });
   return undefined;
 }
 
@@ -68,7 +101,7 @@ export type TargetKind = (typeof targetKinds)[number];
 const collectorSettings = z.strictObject({
   enabled: z.boolean().default(true),
   schedule: cronExpression.optional(),
-  timeout: positiveDuration.optional(),
+  timeout: timeLimit.optional(),
 });
 
 const tlsSettings = z.strictObject({ caFile: z.string().min(1).optional(), insecureSkipVerify: z.boolean().default(false) });
@@ -86,7 +119,7 @@ const targetSettings = z
     passwordFile: z.string().min(1).optional(),
     tls: tlsSettings.prefault({}),
     /** time limit of one HTTP request (each retry gets its own) */
-    requestTimeout: positiveDuration.default(30_000),
+    requestTimeout: timeLimit.default(30_000),
     /** requests in flight to this target at once */
     maxConcurrency: z.number().int().min(1).max(64).default(4),
     /** attempts per request on 429, 503 and network errors (1 = no retry) */
@@ -118,7 +151,7 @@ const targetSettings = z
   // Secrets resolved and wrapped (they never print), the CA read, the URL without a trailing slash.
   .transform(({ password, passwordFile, tls, url, ...rest }, ctx) => {
     const secret = passwordFile ? secretFile(passwordFile, ['passwordFile'], ctx) : new Secret(password ?? '');
-    const ca = tls.caFile ? fileText(tls.caFile, ['tls', 'caFile'], ctx) : undefined;
+    const ca = tls.caFile ? caText(tls.caFile, ctx) : undefined;
     return {
       ...rest,
       url: url.replace(/\/+$/, ''),
@@ -129,7 +162,10 @@ const targetSettings = z
 
 /** A basic-auth password (in the file, from `passwordFile`, or a bcrypt hash as in Prometheus's web config), as a Secret. */
 const basicAuthPassword = z
-  .union([z.string().min(1), z.strictObject({ passwordFile: z.string().min(1) })])
+  .union([z.string().min(1), z.strictObject({ passwordFile: z.string().min(1) })], {
+    // Never quoting the value: it may be the password (a YAML number is not a string).
+    error: 'must be a password (a string), a bcrypt hash or { passwordFile: FILE }',
+  })
   .transform((value, ctx) => {
     if (typeof value !== 'string') return secretFile(value.passwordFile, ['passwordFile'], ctx) ?? z.NEVER;
     const brokenHash = /^\$2[abxy]?\$/.test(value) && !isBcryptHash(value);
@@ -216,7 +252,7 @@ const otlpSettings = z.strictObject({
   /** events waiting for export per signal; beyond it they are discarded and counted by the OTLP drop counter (docs/metrics.md) */
   maxQueueSize: z.number().int().min(1).max(1_000_000).default(10_000),
   /** time limit of one export request, its retries on 429/503 included */
-  timeout: positiveDuration.default(10_000),
+  timeout: timeLimit.default(10_000),
 });
 
 /** sharding.index as a number: given as one, or the ordinal a name ends in (a StatefulSet pod name such as exporter-2). */
@@ -230,10 +266,16 @@ const shardingSettings = z
   .strictObject({
     /** number of replicas sharing the targets; a numeric string too, for ${ENV_VAR} (set beside the replica count) */
     shards: z
-      .union([z.number().int().min(1), z.string().regex(/^[1-9]\d*$/, 'must be a whole number from 1').transform(Number)])
+      .union([z.number().int().min(1), z.string().regex(/^[1-9]\d*$/).transform(Number)], {
+        error: (issue) => `${quoted(issue.input)} must be a whole number from 1`,
+      })
       .default(1),
     /** this replica's shard, 0-based; a name ending in the ordinal is accepted (${HOSTNAME} of a StatefulSet pod: exporter-2 -> 2) */
-    index: z.union([z.number().int().min(0), z.string().min(1)]).default(0),
+    index: z
+      .union([z.number().int().min(0), z.string().min(1)], {
+        error: (issue) => `${quoted(issue.input)} is neither a number from 0 nor a name ending in one`,
+      })
+      .default(0),
   })
   .superRefine((sharding, ctx) => {
     // A bad value is a configuration error, not a crash at start.

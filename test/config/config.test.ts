@@ -2,8 +2,10 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import { X509Certificate } from 'node:crypto';
 import { ConfigError, loadConfigFile, parseConfig } from '../../src/config/load';
 import { KNOWN_COLLECTORS } from '../../src/collectors/names';
+import { generateSelfSignedCert } from '../../simulator/core/tls';
 
 const dir = mkdtempSync(join(tmpdir(), 'dp-config-'));
 function file(name: string, content: string): string {
@@ -49,8 +51,8 @@ describe('configuration', () => {
     expect(target.password.reveal()).toBe('p');
   });
 
-  it('accepts the documented example (every key) with its secrets from the environment', () => {
-    const caFile = file('ca.pem', '-----BEGIN CERTIFICATE-----\n');
+  it('accepts the documented example (every key) with its secrets from the environment', async () => {
+    const caFile = file('ca.pem', (await generateSelfSignedCert()).cert);
     const secret = file('secret', 'from-file\n');
     const text = readFileSync(join(__dirname, '../../config/example.yaml'), 'utf8')
       .replaceAll('/etc/dataprotect-exporter/ca.pem', caFile)
@@ -186,6 +188,56 @@ targets:
     expect(JSON.stringify(config)).not.toContain('hunter2-secret');
     expect(inspect(config, { depth: 10 })).not.toContain('hunter2-secret');
     expect(`${config.targets[0]!.password}`).toBe('[REDACTED]');
+  });
+
+  it('says what a value of the wrong type should be, for every field that takes a number or a string', () => {
+    // An empty YAML key (null), a boolean or a fraction: each line says what the field takes, never a bare "Invalid input".
+    const problems = problemsOf(() =>
+      parseConfig({
+        web: { basicAuthUsers: { scraper: 918273645 } },
+        collection: { staleAfter: null, heapLimit: true, rpoGrace: null },
+        sharding: { shards: '${SHARDS}', index: 0.5 },
+        targets: [{ ...minimalTarget, requestTimeout: null }],
+      }, { env: { SHARDS: 'three' } }),
+    );
+    expect(problems).toHaveLength(7);
+    for (const problem of problems) expect(problem).not.toMatch(/Invalid input/);
+    expect(problems).toContain('sharding.shards: "three" must be a whole number from 1');
+    expect(problems.join('\n')).toMatch(/^collection\.staleAfter: null is not a duration/m);
+    expect(problems.join('\n')).toMatch(/^collection\.heapLimit: true is not a size/m);
+    expect(problems.join('\n')).toMatch(/^collection\.rpoGrace: null is neither a share/m);
+    expect(problems.join('\n')).toMatch(/^targets\[0\]\.requestTimeout: null is not a duration/m);
+    expect(problems.join('\n')).toMatch(/^sharding\.index: 0\.5 is neither a number from 0 nor a name ending in one/m);
+    expect(problems.join('\n')).toMatch(/^web\.basicAuthUsers\.scraper: .*password.*passwordFile/m);
+    expect(problems.join('\n')).not.toContain('918273645'); // a password YAML read as a number is never quoted
+  });
+
+  it('refuses a time limit longer than a timer can wait, naming the field (Node would fire it at once)', () => {
+    const longest = parseConfig({ targets: [{ ...minimalTarget, requestTimeout: '24d' }] }).targets[0]!.requestTimeout;
+    expect(longest).toBe(24 * 86_400_000);
+    const problems = problemsOf(() =>
+      parseConfig({
+        otlp: { timeout: '30d' },
+        targets: [{ ...minimalTarget, requestTimeout: '9999h', collectors: { assets: { timeout: '365d' } } }],
+      }),
+    );
+    expect([...problems].sort()).toEqual([
+      'otlp.timeout: must be at most 24d (2147483647 ms, the longest a timer waits)',
+      'targets[0].collectors.assets.timeout: must be at most 24d (2147483647 ms, the longest a timer waits)',
+      'targets[0].requestTimeout: must be at most 24d (2147483647 ms, the longest a timer waits)',
+    ]);
+  });
+
+  it('refuses a tls.caFile that holds no PEM certificate (DER, a key, a truncated file), naming the field', async () => {
+    const { cert, key } = await generateSelfSignedCert();
+    const der = new X509Certificate(cert).raw;
+    const target = (caFile: string) => ({ ...minimalTarget, tls: { caFile } });
+    const good = parseConfig({ targets: [target(file('ca-good.pem', `# the company CA\n${cert}`))] });
+    expect(good.targets[0]!.tls.ca).toContain('BEGIN CERTIFICATE');
+    const files = [file('ca.der', ''), file('ca-key.pem', key), file('ca-cut.pem', cert.slice(0, 200))];
+    writeFileSync(files[0]!, der);
+    const problems = problemsOf(() => parseConfig({ targets: files.map((caFile, index) => ({ ...target(caFile), name: `t${index}` })) }));
+    expect(problems).toEqual(files.map((caFile, index) => `targets[${index}].tls.caFile: ${caFile} holds no usable PEM certificate`));
   });
 
   it('reports YAML syntax errors and unreadable files with the file name', () => {
