@@ -7,7 +7,8 @@
  * recording rules, and `npm run bench -- --help` prints its usage.
  */
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
@@ -141,6 +142,23 @@ describe('README', () => {
     const text = section(read('README.md'), '## Alerts and dashboards');
     for (const title of needRules) expect(text).toContain(title);
     expect(text).toMatch(/recording rules/);
+  });
+});
+
+describe('the runbook on an exporter that does not start', () => {
+  it('gives the exit code the exporter ends with on an invalid configuration', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'dp-exit-'));
+    const config = join(dir, 'config.yaml');
+    writeFileSync(config, 'targets:\n  - { name: a, kind: management, url: ftp://x, username: u, password: p }\n');
+    const run = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'src/main.ts', '--config', config], { cwd: ROOT }).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code: number; stderr: string }) => ({ code: error.code, stderr: error.stderr }),
+    );
+    rmSync(dir, { recursive: true, force: true });
+    expect(run.stderr).toMatch(/^targets\[0\]\.url: /m);
+    const advice = section(read('docs/runbook.md'), '### DataProtectExporterDown');
+    const documented = /exit code (\d+)\s+at\s+start\s+is\s+a\s+configuration\s+error/.exec(advice)?.[1];
+    expect(Number(documented)).toBe(run.code);
   });
 });
 
