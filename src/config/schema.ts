@@ -1,4 +1,5 @@
 import { X509Certificate } from 'node:crypto';
+import { isIP } from 'node:net';
 import { z } from 'zod';
 import cron from 'node-cron';
 import { parseBytes } from '../util/bytes';
@@ -174,8 +175,15 @@ const basicAuthPassword = z
     return z.NEVER;
   });
 
+/** A DNS host name (RFC 1123 labels). */
+const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+
 const webSettings = z.strictObject({
-  listenAddress: z.string().min(1).default('0.0.0.0'),
+  /** an address or a host name alone: Prometheus exporters' habit of "host:port" would pass here and fail to listen at start */
+  listenAddress: z
+    .string()
+    .refine((address) => isIP(address) !== 0 || HOST_NAME.test(address), 'must be an IP address or a host name, without a port (the port is web.port)')
+    .default('0.0.0.0'),
   port: z.number().int().min(0).max(65_535).default(8497), // 0: any free port (tests)
   /** HTTPS for every endpoint, like Prometheus's web config (the files are re-read on reload) */
   tls: z.strictObject({ certFile: z.string().min(1), keyFile: z.string().min(1) }).optional(),

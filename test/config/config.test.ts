@@ -240,6 +240,14 @@ targets:
     expect(problems).toEqual(files.map((caFile, index) => `targets[${index}].tls.caFile: ${caFile} holds no usable PEM certificate`));
   });
 
+  it('refuses a listenAddress with a port, as Prometheus exporters write it, naming the field (it could not listen at start)', () => {
+    const listen = (listenAddress: string) => parseConfig({ web: { listenAddress }, targets: [minimalTarget] }).web.listenAddress;
+    for (const address of ['0.0.0.0', '::', '127.0.0.1', '::1', 'localhost', 'exporter.example.com']) expect(listen(address)).toBe(address);
+    for (const address of ['0.0.0.0:8497', ':8497', '[::1]:8497', 'not an address', '']) {
+      expect(problemsOf(() => listen(address))).toEqual(['web.listenAddress: must be an IP address or a host name, without a port (the port is web.port)']);
+    }
+  });
+
   it('reports YAML syntax errors and unreadable files with the file name', () => {
     expect(problemsOf(() => loadConfigFile(file('syntax.yaml', 'targets: [\n  - {')))[0]).toMatch(/syntax\.yaml: YAML syntax error at line \d+/);
     expect(problemsOf(() => loadConfigFile(join(dir, 'nope.yaml')))).toEqual([`${join(dir, 'nope.yaml')}: cannot read the configuration file (ENOENT)`]);
