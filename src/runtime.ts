@@ -9,7 +9,7 @@ import { SnapshotStore, type StoreListener } from './snapshot/store';
 import { CollectorJob, type JobCheckpoint, type JobSettings, type RunResult, type TargetRuntime } from './scheduler/job';
 import { Scheduler } from './scheduler/scheduler';
 import { runInFirstRoundOrder } from './scheduler/first-round';
-import { scheduleIntervalSeconds } from './scheduler/interval';
+import { scheduleGaps } from './scheduler/interval';
 import { ownedTargets } from './scheduler/sharding';
 import { forwarderFor, type EstateEventForwarder, type OtlpSignal } from './otlp/forwarder';
 import type { Tracing } from './tracing';
@@ -118,11 +118,12 @@ export class ExporterRuntime implements Collection {
       const overrides = target.collectors[definition.name];
       if (overrides?.enabled === false) continue;
       const schedule = overrides?.schedule ?? definition.defaultSchedule;
-      const interval = scheduleIntervalSeconds(schedule);
-      // A run's time limit: 80 % of the interval (at least 5 s, at most MAX_DEFAULT_TIMEOUT_MS), unless configured.
-      const timeoutMs = overrides?.timeout ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, interval * 800));
+      const gaps = scheduleGaps(schedule);
+      // A run's time limit: 80 % of the shortest gap, so that a run ends before the next is due (at least 5 s, at most
+      // MAX_DEFAULT_TIMEOUT_MS), unless configured. Staleness is judged by the longest gap.
+      const timeoutMs = overrides?.timeout ?? Math.min(MAX_DEFAULT_TIMEOUT_MS, Math.max(5_000, gaps.shortest * 800));
       const settings = { schedule, timeoutMs, maxTimeoutMs: overrides?.timeout ?? MAX_DEFAULT_TIMEOUT_MS };
-      this.store.register(target.name, target.kind, definition.name, interval);
+      this.store.register(target.name, target.kind, definition.name, gaps.longest);
       const job = kept.find((candidate) => candidate.name === definition.name);
       // A reload that changes only the collectors' settings keeps the job and its state; a run going on keeps its time limit.
       if (job) job.settings = settings;

@@ -26,7 +26,7 @@ const exporterFamilies = [
   { name: 'dataprotect_collector_last_success_timestamp_seconds', type: 'gauge', labels: ['target', 'collector'],
     help: 'End of the last successful run of the collector.' },
   { name: 'dataprotect_collector_schedule_interval_seconds', type: 'gauge', labels: ['target', 'collector'],
-    help: "Nominal interval of the collector's cron schedule, to judge staleness." },
+    help: "Longest gap between two runs of the collector's cron schedule, to judge staleness." },
   { name: 'dataprotect_collector_runs_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs started.' },
   { name: 'dataprotect_collector_failures_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs that failed.' },
   { name: 'dataprotect_collector_skipped_runs_total', type: 'counter', labels: ['target', 'collector'],

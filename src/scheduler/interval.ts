@@ -1,13 +1,73 @@
 import cron from 'node-cron';
 
-/** The nominal interval of a cron schedule in seconds: the gap between its next two runs. */
+const DAY_SECONDS = 86_400;
+/** A weekly pattern and the run after it. */
+const LOOKAHEAD_MS = 8 * DAY_SECONDS * 1000;
+/** Runs walked at most for a schedule that skips days (node-cron finds one in about 60 µs): a few days of a per-minute schedule. */
+const MAX_WALKED_RUNS = 8_192;
+
+/** The shortest and the longest gap between two runs of a cron schedule, in seconds. */
+export interface ScheduleGaps {
+  readonly shortest: number;
+  readonly longest: number;
+}
+
+/** Expressions already reckoned: a job asks at every success. Few distinct ones (the config's); bounded against many reloads. */
+const cache = new Map<string, ScheduleGaps>();
+const MAX_CACHED = 256;
+
+/**
+ * The gaps of a cron schedule, whenever they are asked: "0 8-18 * * *" runs hourly by day and not from 18:00 to 08:00, so its
+ * gaps are 1 h and 14 h, whichever comes next.
+ */
+export function scheduleGaps(expression: string): ScheduleGaps {
+  const cached = cache.get(expression);
+  if (cached !== undefined) return cached;
+  const gaps = everyDayGaps(expression) ?? walkedGaps(expression);
+  if (cache.size >= MAX_CACHED) cache.clear();
+  cache.set(expression, gaps);
+  return gaps;
+}
+
+/** The interval to judge staleness by: the longest gap, or a collector on business hours would lose its series every night. */
 export function scheduleIntervalSeconds(expression: string): number {
+  return scheduleGaps(expression).longest;
+}
+
+/** A schedule that runs every day at the same times: its gaps, across midnight included. */
+function everyDayGaps(expression: string): ScheduleGaps | undefined {
+  const { second, minute, hour, dayOfMonth, month, dayOfWeek } = cron.parse(expression);
+  if (dayOfMonth.length !== 31 || month.length !== 12 || new Set(dayOfWeek.map(String)).size !== 7) return undefined;
+  const times = [...new Set(hour.flatMap((h) => minute.flatMap((m) => second.map((s) => h * 3600 + m * 60 + s))))].sort((a, b) => a - b);
+  const first = times[0];
+  if (first === undefined) return undefined;
+  return gapsOf([...times, DAY_SECONDS + first]);
+}
+
+/** Another schedule (weekdays, days of the month): the gaps among its next runs over a week and a day, or MAX_WALKED_RUNS. */
+function walkedGaps(expression: string): ScheduleGaps {
   const task = cron.createTask(expression, () => undefined);
   try {
-    const [first, second] = task.getNextRuns(2);
-    if (!first || !second) return 0;
-    return Math.round((second.getTime() - first.getTime()) / 1000);
+    let runs: Date[] = [];
+    for (let count = 2; count <= MAX_WALKED_RUNS; count *= 2) {
+      runs = task.getNextRuns(count);
+      const [first, last] = [runs[0], runs[runs.length - 1]];
+      if (!first || !last || last.getTime() - first.getTime() >= LOOKAHEAD_MS) break;
+    }
+    return gapsOf(runs.map((run) => Math.round(run.getTime() / 1000)));
   } finally {
     void task.destroy();
   }
+}
+
+/** The gaps between ascending times in seconds; 0 and 0 for fewer than two. */
+function gapsOf(times: readonly number[]): ScheduleGaps {
+  let shortest = Infinity;
+  let longest = 0;
+  for (let index = 1; index < times.length; index++) {
+    const gap = (times[index] as number) - (times[index - 1] as number);
+    shortest = Math.min(shortest, gap);
+    longest = Math.max(longest, gap);
+  }
+  return longest === 0 ? { shortest: 0, longest: 0 } : { shortest, longest };
 }
