@@ -272,7 +272,9 @@ function hourlyInterval(nominal: number, copies: number): number {
 function shownSchedule(plan: PolicySchedulePlan, interval: number, periodMs: number, anchorMs: number, windowMs: number): PolicyStage['operations'][number]['schedule'] {
   if (plan.shown === 'null') return null;
   const frequency = plan.shown === 'minutes' ? 'MINUTELY' : plan.shown === 'unknown-frequency' ? UNKNOWN_FREQUENCY : plan.frequency;
-  return { frequency, interval: plan.shown === 'minutes' ? periodMs / 60_000 : interval, startTime: new Date(anchorMs).toISOString(), duration: `PT${Math.round(windowMs / 60000)}M` };
+  // a sub-daily schedule's duration is the daily window its runs happen in (the products' start and end time): these run all day
+  const duration = periodMs < DAY_MS ? 'PT24H' : `PT${Math.round(windowMs / 60000)}M`;
+  return { frequency, interval: plan.shown === 'minutes' ? periodMs / 60_000 : interval, startTime: new Date(anchorMs).toISOString(), duration };
 }
 
 function periodOf(frequency: string, interval: number): number {

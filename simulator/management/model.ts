@@ -199,7 +199,8 @@ export class ManagementEstate {
 
   /**
    * The RPO the policy's PROTECTION schedule implies: one period plus the
-   * backup window its schedule shows. null when the stage shows no schedule an
+   * backup window its schedule shows (a sub-daily schedule runs all day: plus
+   * the spread of its assets' starts, a quarter period). null when the stage shows no schedule an
    * exporter can read (none, or an unknown frequency), for EXCLUDED policies
    * and unknown ids.
    */

@@ -110,8 +110,8 @@ const families = [
     help: 'One per protection policy; value 1.' },
   { name: 'dataprotect_policy_assets', type: 'gauge', labels: ['target', 'policy'], help: 'Assets in the protection policy.' },
   { name: 'dataprotect_policy_rpo_seconds', type: 'gauge', labels: ['target', 'policy_id', 'policy', 'source'],
-    help: 'Recovery point objective of the protection policy; source: config (rpoByPolicy), schedule (its PROTECTION schedule: period ' +
-      'plus backup window) or default (defaultRpo). Not for EXCLUDED policies.' },
+    help: 'Recovery point objective of the protection policy; source: config (rpoByPolicy), schedule (its PROTECTION schedule: longest ' +
+      'gap between runs plus backup window or rpoGrace) or default (defaultRpo). Not for EXCLUDED policies.' },
   { name: 'dataprotect_compliance_objectives', type: 'gauge', labels: ['target', 'policy', 'status'],
     help: 'Compliance by verified objective status (SUCCEEDED, FAILED, SKIPPED): the latest verification run of each asset and policy ' +
       'stage counts once; earlier runs are not counted.' },

@@ -1,6 +1,7 @@
 /**
  * A policy's RPO from its PROTECTION stage's schedule, so that it follows a changed schedule: the period of its most frequent
- * scheduled operation plus a grace for the backup window (the schedule's `duration`, else `collection.rpoGrace`). Unreadable
+ * scheduled operation plus a grace for the backup window (the schedule's `duration`, else `collection.rpoGrace`); a sub-daily
+ * (HOURLY, MINUTELY) schedule's `duration` is the daily window its runs happen in: the longest gap between runs, plus rpoGrace. Unreadable
  * operations are left out; a stage with none readable gives the default. protection-policies logs why; none fails a collector.
  */
 import type { ExporterConfig } from '../../config/load';
@@ -26,8 +27,9 @@ export const MIN_SHARE_GRACE_MS = HOUR_MS;
 export type ProtectionSchedule =
   | {
       readonly readable: true;
+      /** the longest time between two runs: the period, or for a sub-daily window the gap from one day's window to the next */
       readonly periodMs: number;
-      /** the schedule's duration; null when it gives none */
+      /** the duration of a schedule of a day or longer; null when it gives none, and for a sub-daily one (its daily window) */
       readonly windowMs: number | null;
       /** why an operation of the stage was left out, when one was */
       readonly skipped?: string;
@@ -55,10 +57,24 @@ function readSchedule(schedule: Record<string, unknown>): ProtectionSchedule {
   if (typeof interval !== 'number' || !Number.isInteger(interval) || interval < 1) {
     return { readable: false, reason: `a ${frequency} schedule without a whole interval of at least 1` };
   }
-  if (duration == null) return { readable: true, periodMs: unit * interval, windowMs: null };
+  const periodMs = unit * interval;
+  if (duration == null) return { readable: true, periodMs, windowMs: null };
   const windowMs = typeof duration === 'string' ? isoDurationMs(duration) : undefined;
   if (windowMs === undefined) return { readable: false, reason: `a ${frequency} schedule whose duration is not an ISO 8601 duration` };
-  return { readable: true, periodMs: unit * interval, windowMs };
+  if (periodMs < DAY_MS) return { readable: true, periodMs: longestSubDailyGapMs(periodMs, windowMs), windowMs: null };
+  return { readable: true, periodMs, windowMs };
+}
+
+/**
+ * A sub-daily schedule runs every period from its start time while inside its daily window (`duration`); a window of a day or
+ * more runs around the clock. The longest time between two runs: one period, or from the last run inside one day's window to
+ * the first of the next day's. The window is no grace here (the runs fill it): rpoGrace applies to that gap.
+ */
+function longestSubDailyGapMs(periodMs: number, windowMs: number): number {
+  if (windowMs >= DAY_MS) return periodMs;
+  // the last run of a window starts at the largest multiple of the period below its end (the first run at 0)
+  const lastRunMs = windowMs > 0 ? (Math.ceil(windowMs / periodMs) - 1) * periodMs : 0;
+  return Math.max(periodMs, DAY_MS - lastRunMs);
 }
 
 /** One operation's schedule; undefined for an operation run by hand (no schedule). */

@@ -28,12 +28,15 @@ describe('RPO from the PROTECTION schedule', () => {
     ['MONTHLY', 3, 93 * DAY],
     ['YEARLY', 1, 366 * DAY],
   ])('%s every %i: period %i ms', (frequency, interval, periodMs) => {
-    expect(readProtectionSchedule(stages({ frequency, interval, startTime: '2026-11-01T20:00:00Z', duration: 'PT2H' }))).toEqual({ readable: true, periodMs, windowMs: 2 * HOUR });
+    // a sub-daily schedule's duration is its daily window (policy-rpo-window.test.ts): a whole day runs around the clock
+    const duration = periodMs < DAY ? 'PT24H' : 'PT2H';
+    const windowMs = periodMs < DAY ? null : 2 * HOUR;
+    expect(readProtectionSchedule(stages({ frequency, interval, startTime: '2026-11-01T20:00:00Z', duration }))).toEqual({ readable: true, periodMs, windowMs });
   });
 
   it('adds the schedule duration to the period', () => {
-    const schedule = readProtectionSchedule(stages({ frequency: 'HOURLY', interval: 4, duration: 'PT90M' }));
-    expect(policyRpo(GOLD, schedule, defaultSettings())).toEqual({ ms: 4 * HOUR + 90 * 60_000, source: 'schedule' });
+    const schedule = readProtectionSchedule(stages({ frequency: 'DAILY', interval: 1, duration: 'PT90M' }));
+    expect(policyRpo(GOLD, schedule, defaultSettings())).toEqual({ ms: DAY + 90 * 60_000, source: 'schedule' });
   });
 
   it('without a duration, adds rpoGrace: 25 % of the period by default, never less than the floor', () => {
@@ -51,9 +54,9 @@ describe('RPO from the PROTECTION schedule', () => {
 
   it('takes the most frequent scheduled operation, and skips operations without a schedule', () => {
     const schedule = readProtectionSchedule(
-      stages({ frequency: 'WEEKLY', interval: 1, duration: 'PT8H' }, null, { frequency: 'HOURLY', interval: 12, duration: 'PT3H' }, { frequency: 'DAILY', interval: 1 }),
+      stages({ frequency: 'WEEKLY', interval: 1, duration: 'PT8H' }, null, { frequency: 'HOURLY', interval: 12, duration: 'PT24H' }, { frequency: 'DAILY', interval: 1 }),
     );
-    expect(schedule).toEqual({ readable: true, periodMs: 12 * HOUR, windowMs: 3 * HOUR });
+    expect(schedule).toEqual({ readable: true, periodMs: 12 * HOUR, windowMs: null });
   });
 
   it('an operation it cannot read costs that operation only, and is named in skipped', () => {
@@ -61,12 +64,12 @@ describe('RPO from the PROTECTION schedule', () => {
     expect(schedule).toEqual({ readable: true, periodMs: DAY, windowMs: 2 * HOUR, skipped: 'unknown schedule frequency "CONTINUOUS"' });
     expect(policyRpo(GOLD, schedule, defaultSettings())).toEqual({ ms: DAY + 2 * HOUR, source: 'schedule' });
     // a MINUTELY policy's RPO comes from its schedule, not the 24 h default
-    const everyHalfHour = readProtectionSchedule(stages({ frequency: 'MINUTELY', interval: 30, duration: 'PT20M' }));
-    expect(policyRpo(GOLD, everyHalfHour, defaultSettings({ defaultRpo: DAY }))).toEqual({ ms: 50 * 60_000, source: 'schedule' });
+    const everyHalfHour = readProtectionSchedule(stages({ frequency: 'MINUTELY', interval: 30, duration: 'PT24H' }));
+    expect(policyRpo(GOLD, everyHalfHour, defaultSettings({ defaultRpo: DAY }))).toEqual({ ms: 90 * 60_000, source: 'schedule' });
   });
 
   it('precedence: rpoByPolicy by name, then by id, then the schedule, then defaultRpo', () => {
-    const schedule = readProtectionSchedule(stages({ frequency: 'HOURLY', interval: 4, duration: 'PT1H' }));
+    const schedule = readProtectionSchedule(stages({ frequency: 'HOURLY', interval: 4, duration: 'PT24H' }));
     expect(policyRpo(GOLD, schedule, defaultSettings({ rpoByPolicy: { Gold: 2 * HOUR, 'policy-1': 3 * HOUR } }))).toEqual({ ms: 2 * HOUR, source: 'config' });
     expect(policyRpo(GOLD, schedule, defaultSettings({ rpoByPolicy: { 'policy-1': 3 * HOUR } }))).toEqual({ ms: 3 * HOUR, source: 'config' });
     expect(policyRpo(GOLD, schedule, defaultSettings({ rpoByPolicy: { Silver: HOUR }, defaultRpo: 9 * HOUR }))).toEqual({ ms: 5 * HOUR, source: 'schedule' });
