@@ -152,8 +152,8 @@ export const inventorySourceSchema = z.object({
 });
 export type InventorySource = z.output<typeof inventorySourceSchema>;
 
-/** drType and status are optional in the model: a session without one counts under "unknown". */
-export const cloudDrSessionSchema = z.object({ id: z.string().min(1), drType: nullableString, status: nullableString });
+/** The model requires no field (api-notes): a session without drType or status counts under "unknown", one without id still counts. */
+export const cloudDrSessionSchema = z.object({ id: nullableString, drType: nullableString, status: nullableString });
 export type CloudDrSession = z.output<typeof cloudDrSessionSchema>;
 
 /** Only id is required by the model: an alert without severity counts under "unknown". */

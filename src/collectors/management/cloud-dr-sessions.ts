@@ -31,7 +31,9 @@ export const cloudDrSessionsCollector = defineCollector<'management'>({
       }
       throw new PermissionDenied(message);
     });
-    const { unique: sessions } = uniqueBy(listed, (session) => session.id);
+    // A session listed twice (the list shifting while paged) counts once; one without an id (the model requires none) counts too.
+    const { unique } = uniqueBy(listed.filter((session) => session.id), (session) => session.id as string);
+    const sessions = [...unique, ...listed.filter((session) => !session.id)];
     const tally = new Tally<[string, string]>();
     for (const session of sessions) tally.add([session.drType || UNKNOWN_LABEL, session.status || UNKNOWN_LABEL]);
     return { samples: tally.samples('dataprotect_cloud_dr_sessions', { target }, ['dr_type', 'status']), items: sessions.length };
