@@ -114,7 +114,7 @@ const families = [
       'gap between runs plus backup window or rpoGrace) or default (defaultRpo). Not for EXCLUDED policies.' },
   { name: 'dataprotect_compliance_objectives', type: 'gauge', labels: ['target', 'policy', 'status'],
     help: 'Compliance by verified objective status (SUCCEEDED, FAILED, SKIPPED): the latest verification run of each asset and policy ' +
-      'stage counts once; earlier runs are not counted.' },
+      'stage counts once; earlier runs are not counted, nor the runs (history) of an asset since deleted or moved to another policy.' },
   { name: 'dataprotect_inventory_source_discovery_success', type: 'gauge', labels: ['target', 'source'],
     help: "1 when the inventory source's last discovery result is OK, 0 otherwise; absent for a source without a discovery result " +
       "(application hosts, storage systems, groups often have none)." },

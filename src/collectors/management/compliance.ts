@@ -4,6 +4,7 @@ import type { ComplianceDetail } from '../../clients/management/schemas';
 import { defineCollector } from '../types';
 import { Tally } from '../shared/tally';
 import { compositeKey } from '../../util/composite-key';
+import { currentAssets, type AssetRecord } from './published';
 
 /** each gets a series per policy, 0 included, so a fixed failure reads 0 rather than "no data" */
 const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
@@ -13,7 +14,8 @@ const KNOWN_STATUSES = ['SUCCEEDED', 'FAILED', 'SKIPPED'] as const;
  * per verification run: only the latest run of each asset and stage counts, by completionTime (else createdAt), whatever the
  * listing order; records naming no asset count each on their own. The status is verifiedObjectives.status (an array counts each
  * objective), else a flat `status` (api-notes). A record with neither is skipped and counted: a made-up status would be a wrong
- * number, and one such record must not cost the listing (its asset's latest readable run counts).
+ * number, and one such record must not cost the listing (its asset's latest readable run counts). History also holds the runs of
+ * assets since deleted or moved to another policy: those are no policy's compliance now, and are left out (by the asset list).
  */
 export const complianceCollector = defineCollector<'management'>({
   name: 'compliance',
@@ -21,13 +23,17 @@ export const complianceCollector = defineCollector<'management'>({
   description: 'Latest compliance result per asset and stage, by policy and verified objective status',
   defaultSchedule: '*/15 * * * *',
   metrics: ['dataprotect_compliance_objectives'],
+  // reads the asset list the assets collector publishes (else it would read the list itself)
+  after: ['assets'],
   async collect(ctx, signal) {
+    const { assets } = await currentAssets(ctx, signal);
     const tally = new Tally<[string, string]>();
     const latest = new Map<string, { detail: ComplianceDetail; statuses: string[] }>();
     let items = 0;
     for await (const page of ctx.client.complianceDetails({}, signal)) {
       for (const detail of page) {
         const index = items++;
+        if (!isCurrent(detail, assets)) continue;
         const statuses = statusesOf(detail, index);
         if (!statuses) continue;
         const key = detail.assetId ? compositeKey([detail.assetId, detail.stageId ?? detail.protectionPolicyId ?? '']) : `#${index}`;
@@ -43,6 +49,18 @@ export const complianceCollector = defineCollector<'management'>({
     return { samples: tally.samples('dataprotect_compliance_objectives', { target: ctx.target.name }, ['policy', 'status']), items };
   },
 });
+
+/**
+ * Whether the run is of an asset still listed, in the run's policy. A run naming no asset or no policy cannot be told, and counts; so
+ * does one of a protected asset whose policy the asset list does not name.
+ */
+function isCurrent(detail: ComplianceDetail, assets: ReadonlyMap<string, AssetRecord>): boolean {
+  if (!detail.assetId) return true;
+  const asset = assets.get(detail.assetId);
+  if (asset === undefined) return false;
+  if (!detail.protectionPolicyId) return true;
+  return asset.policyId ? asset.policyId === detail.protectionPolicyId : asset.protected;
+}
 
 /** Whether `candidate` ran before `known` (then the known one stays); without both times, the later listed wins. */
 function isOlder(candidate: ComplianceDetail, known: ComplianceDetail): boolean {
