@@ -24,11 +24,18 @@ const PRODUCT_FIELD_NAMES: Readonly<Record<string, string>> = {
   hvMgrName: 'vcName',
 };
 
-/** The seed: a consistency group is "filterable by name and sortable by name and bandwidthPriority". */
-const GROUP_RULES: ListRules = { filterable: new Set(['name']), sortable: new Set(['name', 'bandwidthPriority']) };
-/** The seed's fields "omitted for a cluster that is not registered", and the VM's "present on production VMs". */
-const CLUSTER_RULES: ListRules = { omittable: ['address', 'connectionStatus'] };
-const VM_RULES: ListRules = { omittable: ['vmToolsVersion'] };
+/**
+ * The fields of each record in the seed's names (its tables, api-notes' group fields, and the simulator's extra ones): what the
+ * plugin knows whatever its lists hold, so an empty list refuses an unknown name as a full one does. The seed's cluster fields
+ * "omitted for a cluster that is not registered" and the VM's "present on production VMs" are among them.
+ */
+const CLUSTER_MODEL = ['id', 'name', 'repSystemId', 'version', 'isRegistered', 'address', 'connectionStatus', 'maintenanceMode'];
+const GROUP_MODEL = ['id', 'name', 'bandwidthPriority', 'status', 'enabled', 'repClusterId', 'rpo'];
+const VM_MODEL = [
+  'id', 'name', 'copyId', 'groupId', 'groupName', 'hvClusterId', 'hvClusterName', 'hvMgrId', 'hvMgrName', 'repClusterId', 'repClusterName',
+  'guestOsType', 'role', 'status', 'localMacAddressReplication', 'protectFutureNewVmdks', 'replicateVmHardware',
+  'replicaVmdkDiskProvisioningType', 'vmFolderInInventory', 'vmReplicationId', 'vmToolsVersion', 'vmdks',
+];
 
 /** The real plugin's bandwidthPriority is a number where the seed shows a name. */
 const PRODUCT_BANDWIDTH_PRIORITY: Readonly<Record<string, number>> = { HIGH: 1, NORMAL: 2, LOW: 3 };
@@ -81,6 +88,11 @@ function messageFor(status: number): string {
 export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext, spelling: ApiSpelling = 'seed'): Express {
   const product = spelling === 'product';
   const spelled = (rows: readonly object[]): Row[] => (product ? rows.map(productRow) : (rows as Row[]));
+  const model = (fields: readonly string[]): string[] => (product ? fields.map((field) => PRODUCT_FIELD_NAMES[field] ?? field) : [...fields]);
+  /** The seed: a consistency group is "filterable by name and sortable by name and bandwidthPriority". */
+  const groupRules: ListRules = { model: model(GROUP_MODEL), filterable: new Set(['name']), sortable: new Set(['name', 'bandwidthPriority']) };
+  const clusterRules: ListRules = { model: model(CLUSTER_MODEL) };
+  const vmRules: ListRules = { model: model(VM_MODEL) };
   const list = (rows: readonly object[], req: Request, res: Response, rules?: ListRules) => {
     try {
       res.json(applyListQuery(spelled(rows), req.query, rules));
@@ -101,14 +113,14 @@ export function createReplicationApp(estate: ReplicationEstate, ctx: SimContext,
     fail(req, res, 401);
   });
 
-  app.get(product ? '/api/v1/rp-clusters' : '/api/v1/rep-clusters', (req, res) => list(estate.clusters, req, res, CLUSTER_RULES));
+  app.get(product ? '/api/v1/rp-clusters' : '/api/v1/rep-clusters', (req, res) => list(estate.clusters, req, res, clusterRules));
   app.get(product ? '/api/v1/rp-clusters/:id' : '/api/v1/rep-cluster/:id', (req, res) => {
     const cluster = estate.clusters.find((c) => c.id === req.params.id);
     if (!cluster) return fail(req, res, 404);
     res.json(product ? productRow(cluster) : cluster);
   });
-  app.get('/api/v1/groups', (req, res) => list(estate.groups, req, res, GROUP_RULES));
-  app.get('/api/v1/vms', (req, res) => list(estate.vms, req, res, VM_RULES));
+  app.get('/api/v1/groups', (req, res) => list(estate.groups, req, res, groupRules));
+  app.get('/api/v1/vms', (req, res) => list(estate.vms, req, res, vmRules));
 
   app.use((req: Request, res: Response) => fail(req, res, 404));
   return app;

@@ -15,22 +15,22 @@ export class UnknownFieldError extends Error {}
 export interface ListRules {
   filterable?: ReadonlySet<string>;
   sortable?: ReadonlySet<string>;
-  /** fields of the model a record may omit (the seed's "omitted for ..."): known to the plugin even when no record carries them */
-  omittable?: readonly string[];
+  /** the fields of the list's records (the plugin's model): known to the plugin even when no record carries them, or none is listed */
+  model?: readonly string[];
 }
 
 /**
  * Filters, sorts and projects `rows`. A name no record carries, in `fields=`, a filter or `sort=`, is an UnknownFieldError (the
  * real plugin answers an unknown `fields=` name with 400; the grammar filters and sorts "by a field", so a name that is none is
- * refused alike), and so is a filter or sort the list's rules do not allow. An empty list has nothing to check names against
- * and accepts any its rules allow.
+ * refused alike), and so is a filter or sort the list's rules do not allow. Names are checked against the list's model and its
+ * records' fields; only a list without a model and without records accepts any name its rules allow.
  */
 export function applyListQuery(rows: readonly Row[], query: Record<string, unknown>, rules: ListRules = {}): Row[] {
   const fields = listOf(query.fields);
   const filters = Object.keys(query).filter((name) => !RESERVED.has(name));
   const sort = listOf(query.sort);
   const sortFields = sort.map((key) => key.replace(/^[-+]/, ''));
-  const known = rows.length > 0 ? new Set([...rows.flatMap((row) => Object.keys(row)), ...(rules.omittable ?? [])]) : undefined;
+  const known = rows.length > 0 || rules.model ? new Set([...rows.flatMap((row) => Object.keys(row)), ...(rules.model ?? [])]) : undefined;
   const refuse = (what: string, names: string[], allowed: ReadonlySet<string> | undefined): void => {
     const unknown = names.filter((name) => (known && !known.has(name)) || (allowed && !allowed.has(name)));
     if (unknown.length > 0) throw new UnknownFieldError(`Unknown field(s) in ${what}: ${unknown.join(', ')}`);

@@ -268,3 +268,40 @@ describe('replication plugin API, product spelling', () => {
     expect(refused.body).toMatchObject({ status: 400, message: expect.stringContaining('repClusterName') });
   });
 });
+
+describe.each(['seed', 'product'] as const)('replication plugin API with nothing protected, %s spelling', (spelling) => {
+  let server: ApiServer;
+  let agent: Agent;
+  const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+  const other = spelling === 'seed' ? { vm: 'rpClusterName', cluster: 'rpSystemId' } : { vm: 'repClusterName', cluster: 'repSystemId' };
+
+  beforeAll(async () => {
+    // no VM and no group: the lists are empty, and the plugin still knows (only) its own field names
+    const { clock, estate } = estateOf(13, 0, 0);
+    const faults = new Faults();
+    const ctx: SimContext = { clock, faults, random: new SeededRandom(13), username: USER, password: PASSWORD, tokenTtlSeconds: 28_800 };
+    server = await startApiServer({ api: 'replication', app: createReplicationApp(estate, ctx, spelling), faults, stats: new Stats(), errorBody: replicationErrorBody });
+    agent = new Agent();
+  });
+  afterAll(async () => {
+    await server.close();
+    await agent.close();
+  });
+
+  async function get(path: string): Promise<{ status: number; body: unknown }> {
+    const res = await request(`${server.url}${path}`, { dispatcher: agent, headers: { accept: 'application/json', authorization: basic } });
+    return { status: res.statusCode, body: await res.body.json() };
+  }
+
+  it('answers 400 to a fields=, filter or sort name of its model it does not know, as with records', async () => {
+    const clusters = spelling === 'seed' ? '/api/v1/rep-clusters' : '/api/v1/rp-clusters';
+    const own = spelling === 'seed' ? 'repClusterName' : 'rpClusterName';
+    expect(await get(`/api/v1/vms?fields=id,${own},vmdks`)).toEqual({ status: 200, body: [] });
+    expect(await get(`${clusters}?fields=id,name,isRegistered,connectionStatus`)).toEqual({ status: 200, body: [] });
+    for (const path of [`/api/v1/vms?fields=id,${other.vm}`, '/api/v1/vms?nosuch=1', `${clusters}?fields=${other.cluster}`, '/api/v1/groups?fields=nosuch']) {
+      const { status, body } = await get(path);
+      expect({ path, status }).toEqual({ path, status: 400 });
+      expect(body).toMatchObject({ status: 400, message: expect.stringMatching(/^Unknown field\(s\) in (fields|filter): /) });
+    }
+  });
+});
