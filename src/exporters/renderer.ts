@@ -44,8 +44,11 @@ function statusSamples(records: readonly CollectorRecord[]): Sample[] {
     if (record.lastSuccessAt !== undefined) {
       samples.push({ name: 'dataprotect_collector_last_success_timestamp_seconds', labels, value: record.lastSuccessAt / 1000 });
     }
+    // A run the collection thread ended says nothing of the source: the run before it does.
+    const endedOnSource = record.lastRunLost ? record.lastRunEndBeforeLoss : record.lastRunEndAt;
+    if (record.unreachableSince === undefined && endedOnSource === undefined) continue;
     const target = reach.get(record.target) ?? { kind: record.kind, reachedAt: -Infinity, unreachableSince: Infinity };
-    if (record.unreachableSince === undefined) target.reachedAt = Math.max(target.reachedAt, record.lastRunEndAt);
+    if (record.unreachableSince === undefined) target.reachedAt = Math.max(target.reachedAt, endedOnSource as number);
     else target.unreachableSince = Math.min(target.unreachableSince, record.unreachableSince);
     reach.set(record.target, target);
   }

@@ -25,6 +25,8 @@ export interface CollectorRecord {
   readonly lastRunSucceeded?: boolean;
   /** the last run ended with the collection thread, not on its source: what its last success gave stands until a run ends */
   readonly lastRunLost?: boolean;
+  /** with lastRunLost: the end of the last run that ended on its source (undefined: none), what says whether it was reached */
+  readonly lastRunEndBeforeLoss?: number;
   readonly lastDurationSeconds?: number;
   /** end of the first of the runs up to the last that could not reach the source (network, timeout, login, 5xx); undefined: it did */
   readonly unreachableSince?: number;
@@ -92,7 +94,7 @@ export class SnapshotStore {
 
   runFinished(target: string, collector: string, report: RunReport): void {
     const { endedAt: lastRunEndAt, ok: lastRunSucceeded, durationSeconds: lastDurationSeconds } = report;
-    const ended = { lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunLost: undefined };
+    const ended = { lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunLost: undefined, lastRunEndBeforeLoss: undefined };
     this.update(target, collector, report.ok, (record) => {
       if (!report.ok) {
         const unreachableSince = report.unreachable ? (record.unreachableSince ?? report.endedAt) : undefined;
@@ -138,7 +140,8 @@ export class SnapshotStore {
     for (const [key, record] of this.records) {
       const { runs, failures, skippedRuns, skippedItems } = record;
       this.counted.set(key, { runs, failures, skippedRuns, skippedItems });
-      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, lastRunLost: true, lastError: error });
+      const lastRunEndBeforeLoss = record.lastRunLost ? record.lastRunEndBeforeLoss : record.lastRunEndAt;
+      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, lastRunLost: true, lastRunEndBeforeLoss, lastError: error });
     }
   }
 
@@ -168,8 +171,9 @@ function lastSuccessOf({ result, lastSuccessAt, lastSuccessIntervalSeconds }: Co
 
 /** What a record says about the runs that ended (kept by mirror() while a restarted collection side has none). */
 function lastRunOf(record: CollectorRecord): Partial<CollectorRecord> {
-  const { lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError } = record;
-  return { ...lastSuccessOf(record), lastRunEndAt, lastRunSucceeded, lastRunLost, lastDurationSeconds, unreachableSince, lastError };
+  const { lastRunEndAt, lastRunSucceeded, lastRunLost, lastRunEndBeforeLoss, lastDurationSeconds, unreachableSince, lastError } = record;
+  const lost = { lastRunLost, lastRunEndBeforeLoss };
+  return { ...lastSuccessOf(record), lastRunEndAt, lastRunSucceeded, ...lost, lastDurationSeconds, unreachableSince, lastError };
 }
 
 type Counts = Pick<CollectorRecord, 'runs' | 'failures' | 'skippedRuns' | 'skippedItems'>;

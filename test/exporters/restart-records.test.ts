@@ -80,3 +80,29 @@ it('an hourly collector that succeeded 20 minutes ago keeps its series when the 
   runs(t.collection(), 'compliance', { ok: false, at: now });
   expect(t.render(now)).not.toContain('dataprotect_assets{');
 });
+
+it('a target down before the thread died stays down after it, whatever its other collectors last did', () => {
+  const t = threads();
+  t.collection().register('t', 'storage', 'capacity', 300);
+  t.collection().register('t', 'storage', 'alerts', 60);
+  t.collection().register('t', 'storage', 'replication', 300);
+  // capacity reached the source before it went down; alerts could not reach it since; replication's first run still waits on it
+  runs(t.collection(), 'capacity', { ok: true, at: minutes(4) });
+  runs(t.collection(), 'alerts', { ok: false, at: minutes(3) }, { ok: false, at: minutes(2) });
+  t.collection().runStarted('t', 'replication');
+  expect(t.render(now)).toContain('dataprotect_up{target="t",kind="storage"} 0');
+
+  t.restart(minutes(1));
+  expect(t.render(now)).toContain('dataprotect_up{target="t",kind="storage"} 0'); // no run reached it: DataProtectTargetDown's `for` goes on
+  for (const collector of ['capacity', 'alerts', 'replication']) t.collection().register('t', 'storage', collector, collector === 'alerts' ? 60 : 300);
+  expect(t.render(now)).toContain('dataprotect_up{target="t",kind="storage"} 0'); // before the new thread's runs end
+});
+
+it('a target whose only runs the thread ended has no dataprotect_up: nothing says it was reached', () => {
+  const t = threads();
+  t.collection().register('t', 'management', 'assets', 120);
+  t.collection().runStarted('t', 'assets');
+  t.restart(minutes(1));
+  expect(t.render(now)).not.toContain('dataprotect_up{');
+  expect(t.render(now)).toContain('dataprotect_collector_success{target="t",collector="assets"} 0');
+});
