@@ -105,7 +105,8 @@ export class Exporter {
     // New connections get the pair read here, open ones keep theirs.
     const tls = this.server && this.startedConfig.web.tls && next.web.tls ? readTlsPair(next.web.tls) : undefined;
     this.config = next;
-    await this.selfMetrics.countTargets(next.targets.map((target) => target.name));
+    // This replica's targets: one that moved to another shard is no longer counted here, as one removed.
+    await this.selfMetrics.countTargets(ownedTargetNames(next));
     const change = await this.runtime.applyConfig(next);
     if (tls) (this.server as HttpsServer).setSecureContext(tls);
     const needRestart = START_ONLY_SETTINGS.filter(([, read]) => read(next) !== read(this.startedConfig)).map(([name]) => name);
