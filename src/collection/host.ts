@@ -111,9 +111,17 @@ export class CollectionHost implements Collection {
         if (settings?.enabled === false) this.checkpoints.get(target.name)?.delete(collector);
       }
     }
-    await this.call({ type: 'apply', config: toWire(next) }).catch((error: Error) => {
-      if (!(error instanceof CollectionStopped)) throw error;
-    });
+    const applied = await this.call({ type: 'apply', config: toWire(next) }).then(
+      () => true,
+      (error: Error) => {
+        if (!(error instanceof CollectionStopped)) throw error;
+        return false;
+      },
+    );
+    // With no thread to report it (down, or ended meanwhile), what the reload removed leaves the scrapes now, not at the next thread,
+    // and a restarted target's old series and counters go, as a running thread's restart of it drops them.
+    if (!applied) for (const target of change.restarted) this.store.removeTarget(target);
+    this.forgetWhatIsNotCollected();
     return change;
   }
 
@@ -167,20 +175,23 @@ export class CollectionHost implements Collection {
     this.worker = worker;
     this.lastError = undefined;
     this.firstRoundDone = false;
-    // Targets and collectors a reload removed or disabled, and a target's whose kind it changed, while the thread was down: the new
-    // thread never reports them.
-    const owned = new Map(ownedTargets(this.config).map((target) => [target.name, target]));
-    for (const record of this.store.all()) {
-      const target = owned.get(record.target);
-      const kept = target?.kind === record.kind && target.collectors[record.collector]?.enabled !== false;
-      if (!kept) this.store.remove(record.target, record.collector);
-    }
+    this.forgetWhatIsNotCollected();
     worker.on('message', (message: FromWorker) => this.receive(message));
     worker.on('error', (error) => (this.lastError = error));
     worker.on('exit', (code) => this.exited(worker, code));
     // The listening server keeps the daemon alive; a start that fails to listen must end the process.
     worker.unref();
     if (this.scheduling) this.start();
+  }
+
+  /** Targets and collectors the configuration removed or disabled, and a target's whose kind it changed: no thread reports them again. */
+  private forgetWhatIsNotCollected(): void {
+    const owned = new Map(ownedTargets(this.config).map((target) => [target.name, target]));
+    for (const record of this.store.all()) {
+      const target = owned.get(record.target);
+      const kept = target?.kind === record.kind && target.collectors[record.collector]?.enabled !== false;
+      if (!kept) this.store.remove(record.target, record.collector);
+    }
   }
 
   private receive(message: FromWorker): void {

@@ -43,3 +43,38 @@ it('a reload that disables a counting collector drops its checkpoint: enabled ag
     await host.stop();
   }
 });
+
+it("a target a reload removes while the thread is down leaves the scrapes at once, not when the next thread starts", async () => {
+  const other = { ...base, name: 'other' };
+  const host = new CollectionHost(parseConfig({ targets: [base, other] }), { logger: silentLogger, observer });
+  try {
+    host.start();
+    await until(() => host.firstRoundComplete());
+    expect(host.store.get('other', 'assets')).toBeDefined();
+    // white box: a back-off that has grown (a thread that keeps dying waits up to 5 minutes to be restarted)
+    (host as unknown as { backoffMs: number }).backoffMs = 5 * 60_000;
+    await host.interrupt();
+    await host.applyConfig(parseConfig({ targets: [base] }));
+    expect(host.store.all().filter((record) => record.target === 'other')).toEqual([]);
+    expect(host.store.get('t', 'assets')).toBeDefined();
+  } finally {
+    await host.stop();
+  }
+});
+
+it('a target a reload restarts (a new URL) while the thread is down keeps neither its old series nor its counters', async () => {
+  const host = new CollectionHost(parseConfig({ targets: [base] }), { logger: silentLogger, observer });
+  try {
+    host.start();
+    await until(() => host.firstRoundComplete());
+    expect(host.store.get('t', 'assets')?.runs).toBe(1);
+    (host as unknown as { backoffMs: number }).backoffMs = 5 * 60_000; // white box, as above
+    await host.interrupt();
+    const change = await host.applyConfig(parseConfig({ targets: [{ ...base, url: 'http://127.0.0.1:10' }] }));
+    expect(change.restarted).toEqual(['t']);
+    // as with the thread up: its records go, and the new source's runs count from 0 (docs/operations.md#reload)
+    expect(host.store.get('t', 'assets')).toBeUndefined();
+  } finally {
+    await host.stop();
+  }
+});
