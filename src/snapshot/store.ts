@@ -28,6 +28,8 @@ export interface CollectorRecord {
   /** with lastRunLost: the end of the last run that ended on its source (undefined: none), what says whether it was reached */
   readonly lastRunEndBeforeLoss?: number;
   readonly lastDurationSeconds?: number;
+  /** a run started and has not ended: when the collection thread dies, that run failed */
+  readonly runGoingOn?: boolean;
   /** end of the first of the runs up to the last that could not reach the source (network, timeout, login, 5xx); undefined: it did */
   readonly unreachableSince?: number;
   readonly lastError?: string;
@@ -75,7 +77,7 @@ export class SnapshotStore {
   }
 
   runStarted(target: string, collector: string): void {
-    this.update(target, collector, false, (record) => ({ ...record, runs: record.runs + 1 }));
+    this.update(target, collector, false, (record) => ({ ...record, runs: record.runs + 1, runGoingOn: true }));
   }
 
   runSkipped(target: string, collector: string): void {
@@ -94,7 +96,7 @@ export class SnapshotStore {
 
   runFinished(target: string, collector: string, report: RunReport): void {
     const { endedAt: lastRunEndAt, ok: lastRunSucceeded, durationSeconds: lastDurationSeconds } = report;
-    const ended = { lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunLost: undefined, lastRunEndBeforeLoss: undefined };
+    const ended = { lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunLost: undefined, lastRunEndBeforeLoss: undefined, runGoingOn: false };
     this.update(target, collector, report.ok, (record) => {
       if (!report.ok) {
         const unreachableSince = report.unreachable ? (record.unreachableSince ?? report.endedAt) : undefined;
@@ -138,10 +140,13 @@ export class SnapshotStore {
    */
   collectionLost(error: string, at: number): void {
     for (const [key, record] of this.records) {
-      const { runs, failures, skippedRuns, skippedItems } = record;
+      // the run going on failed; a collector waiting for its next run failed none
+      const { runs, failures: failed, skippedRuns, skippedItems, runGoingOn } = record;
+      const failures = failed + (runGoingOn ? 1 : 0);
       this.counted.set(key, { runs, failures, skippedRuns, skippedItems });
       const lastRunEndBeforeLoss = record.lastRunLost ? record.lastRunEndBeforeLoss : record.lastRunEndAt;
-      this.records.set(key, { ...record, lastRunEndAt: at, lastRunSucceeded: false, lastRunLost: true, lastRunEndBeforeLoss, lastError: error });
+      const lost = { lastRunEndAt: at, lastRunSucceeded: false, lastRunLost: true, lastRunEndBeforeLoss, lastError: error };
+      this.records.set(key, { ...record, ...lost, failures, runGoingOn: false });
     }
   }
 

@@ -106,3 +106,21 @@ it('a target whose only runs the thread ended has no dataprotect_up: nothing say
   expect(t.render(now)).not.toContain('dataprotect_up{');
   expect(t.render(now)).toContain('dataprotect_collector_success{target="t",collector="assets"} 0');
 });
+
+it('a run the thread ended counts as a failed run: a collector that never succeeds in a crash loop fires DataProtectCollectorFailing', () => {
+  const t = threads();
+  t.collection().register('t', 'management', 'assets', 120);
+  t.collection().register('t', 'management', 'alerts', 120);
+  runs(t.collection(), 'alerts', { ok: true, at: minutes(3) });
+  t.collection().runStarted('t', 'assets'); // the run the thread dies in (out of memory on the asset listing)
+  t.restart(minutes(2));
+  for (const collector of ['assets', 'alerts']) t.collection().register('t', 'management', collector, 120);
+  t.collection().runStarted('t', 'assets');
+  t.restart(minutes(1));
+  const text = t.render(now);
+  // no success since the start, two runs failed: the rules' `failures_total >= 2 unless last_success` branch holds
+  expect(text).toContain('dataprotect_collector_runs_total{target="t",collector="assets"} 2');
+  expect(text).toContain('dataprotect_collector_failures_total{target="t",collector="assets"} 2');
+  // a collector that had no run going on when the thread died failed no run
+  expect(text).toContain('dataprotect_collector_failures_total{target="t",collector="alerts"} 0');
+});
