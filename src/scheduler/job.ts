@@ -104,6 +104,14 @@ export class CollectorJob {
     return this.running;
   }
 
+  /** A scheduled time passed while the thread was too busy to start the run: counted and logged as a skipped run. */
+  missed(): void {
+    if (this.stopped) return;
+    const target = this.runtime.config.name;
+    this.deps.store.runSkipped(target, this.name);
+    this.deps.logger.warn({ target, collector: this.name }, 'the collection thread was busy at the run\'s time; skipping this one');
+  }
+
   /** No run starts any more and the current one is aborted, its result discarded: a hanging source must hold no reload or shutdown. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -3,6 +3,12 @@ import type { Logger } from 'pino';
 import { context, trace } from '@opentelemetry/api';
 import type { CollectorJob } from './job';
 
+/**
+ * How late a run may start when the thread was busy at its time (node-cron's default is 1 s): it still runs unless its next time
+ * has come too. A 50,000-asset result's preparation can hold the collection thread about a second.
+ */
+const LATE_RUN_TOLERANCE_MS = 60_000;
+
 /** One node-cron task per job; CollectorJob's overlap protection makes the tick after a slow run count as skipped, not pile up. */
 export class Scheduler {
   private readonly tasks = new Map<CollectorJob, ScheduledTask>();
@@ -15,7 +21,10 @@ export class Scheduler {
     // Outside any active span: a cron callback should not inherit a caller's trace.
     const task = cron.createTask(job.settings.schedule, () => context.with(trace.deleteSpan(context.active()), () => void job.run()), {
       name: `${job.runtime.config.name}/${job.name}`,
+      missedExecutionTolerance: LATE_RUN_TOLERANCE_MS,
     });
+    // A time the thread was busy past (node-cron would print a line of plain text amid the JSON logs, and nothing would count it).
+    task.on('execution:missed', () => job.missed());
     this.tasks.set(job, task);
     void task.start();
   }
