@@ -2,7 +2,7 @@ import { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import cron from 'node-cron';
-import { parseBytes } from '../util/bytes';
+import { formatBytes, parseBytes } from '../util/bytes';
 import { Secret } from '../util/secret';
 import { bcryptCost, isBcryptHash } from '../util/bcrypt-hash';
 import { readNamedFile } from './yaml-file';
@@ -305,13 +305,20 @@ export const configSchema = z.strictObject({
   otlp: otlpSettings.prefault({}),
   sharding: shardingSettings.prefault({}),
   targets: z.array(targetSettings).min(1, 'configure at least one target'),
-}).superRefine(({ otlp, collection }, ctx) => {
+}).superRefine(({ otlp, collection, targets }, ctx) => {
   // A first run reads the estate's events back only as far as the window: more backfill would be cut without a word.
   if (otlp.backfill > collection.window) {
     const lengths = `${otlp.backfill / 60_000} minutes is longer than collection.window (${collection.window / 60_000} minutes)`;
     const message = `${lengths}: a first run reads back only as far as the window`;
     ctx.addIssue({ code: 'custom', path: ['otlp', 'backfill'], message });
   }
+  // The bodies of all targets share maxBufferedResponseBytes: a body between the two limits would be refused every time.
+  targets.forEach(({ maxResponseBytes }, index) => {
+    if (maxResponseBytes <= collection.maxBufferedResponseBytes) return;
+    const sizes = `${formatBytes(maxResponseBytes)} is more than collection.maxBufferedResponseBytes (${formatBytes(collection.maxBufferedResponseBytes)})`;
+    const message = `${sizes}: a body between the two could never be read; raise that one too`;
+    ctx.addIssue({ code: 'custom', path: ['targets', index, 'maxResponseBytes'], message });
+  });
 });
 
 /** The whole configuration; every duration field is in milliseconds. */

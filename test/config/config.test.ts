@@ -97,6 +97,14 @@ describe('configuration', () => {
     ]);
   });
 
+  it('refuses a maxResponseBytes above collection.maxBufferedResponseBytes, naming the target field (such a body is never read)', () => {
+    const big = { ...minimalTarget, name: 'big', maxResponseBytes: '128MiB' };
+    expect(parseConfig({ collection: { maxBufferedResponseBytes: '128MiB' }, targets: [big] }).targets[0]?.maxResponseBytes).toBe(128 * 1024 ** 2);
+    expect(problemsOf(() => parseConfig({ targets: [minimalTarget, big] }))).toEqual([
+      'targets[1].maxResponseBytes: 128 MiB is more than collection.maxBufferedResponseBytes (96 MiB): a body between the two could never be read; raise that one too',
+    ]);
+  });
+
   it('reads maxListingItems per target and names the field of a bad one', () => {
     const config = parseConfig({ targets: [{ ...minimalTarget, maxListingItems: 500_000 }] });
     expect(config.targets[0]!.maxListingItems).toBe(500_000);
