@@ -168,7 +168,7 @@ export class CollectionHost implements Collection {
       eval: true,
       workerData: { ...start, ...WORKER_ENTRY },
       resourceLimits: {
-        maxOldGenerationSizeMb: Math.max(16, Math.floor(this.config.collection.heapLimit / 1024 ** 2)),
+        maxOldGenerationSizeMb: Math.floor(this.config.collection.heapLimit / 1024 ** 2),
         maxYoungGenerationSizeMb: COLLECTION_YOUNG_GENERATION_MB,
       },
     });

@@ -176,13 +176,17 @@ const basicAuthPassword = z
   });
 
 /** A DNS host name (RFC 1123 labels). */
-const HOST_NAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const HOST_LABEL = '[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?';
+const HOST_NAME = new RegExp(`^(?=.{1,253}\\.?$)${HOST_LABEL}(?:\\.${HOST_LABEL})*\\.?$`);
 
 const webSettings = z.strictObject({
   /** an address or a host name alone: Prometheus exporters' habit of "host:port" would pass here and fail to listen at start */
   listenAddress: z
     .string()
-    .refine((address) => isIP(address) !== 0 || HOST_NAME.test(address), 'must be an IP address or a host name, without a port (the port is web.port)')
+    .refine(
+      (address) => isIP(address) !== 0 || HOST_NAME.test(address),
+      'must be an IP address or a host name, without a port (the port is web.port)',
+    )
     .default('0.0.0.0'),
   port: z.number().int().min(0).max(65_535).default(8497), // 0: any free port (tests)
   /** HTTPS for every endpoint, like Prometheus's web config (the files are re-read on reload) */
@@ -237,7 +241,9 @@ const collectionSettings = z.strictObject({
   /** response bytes buffered at once across all targets; past it the largest body in flight is refused */
   maxBufferedResponseBytes: byteSize.default(DEFAULT_MAX_BUFFERED_RESPONSE_BYTES),
   /** heap ceiling of the collection thread (old generation); past it that thread alone is restarted (docs/sizing.md) */
-  heapLimit: byteSize.default(DEFAULT_COLLECTION_HEAP_LIMIT),
+  heapLimit: byteSize
+    .refine((bytes) => bytes >= 16 * 1024 ** 2, 'must be at least 16MiB: no thread runs under less')
+    .default(DEFAULT_COLLECTION_HEAP_LIMIT),
 });
 
 /** Read before anything else by src/main.ts (tracing must start first); validated here like the rest. */
@@ -315,7 +321,8 @@ export const configSchema = z.strictObject({
   // The bodies of all targets share maxBufferedResponseBytes: a body between the two limits would be refused every time.
   targets.forEach(({ maxResponseBytes }, index) => {
     if (maxResponseBytes <= collection.maxBufferedResponseBytes) return;
-    const sizes = `${formatBytes(maxResponseBytes)} is more than collection.maxBufferedResponseBytes (${formatBytes(collection.maxBufferedResponseBytes)})`;
+    const buffered = formatBytes(collection.maxBufferedResponseBytes);
+    const sizes = `${formatBytes(maxResponseBytes)} is more than collection.maxBufferedResponseBytes (${buffered})`;
     const message = `${sizes}: a body between the two could never be read; raise that one too`;
     ctx.addIssue({ code: 'custom', path: ['targets', index, 'maxResponseBytes'], message });
   });

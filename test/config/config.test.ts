@@ -105,6 +105,12 @@ describe('configuration', () => {
     ]);
   });
 
+  it('refuses a collection.heapLimit under 16MiB, naming the field', () => {
+    expect(problemsOf(() => parseConfig({ collection: { heapLimit: '8MiB' }, targets: [minimalTarget] }))).toEqual([
+      'collection.heapLimit: must be at least 16MiB: no thread runs under less',
+    ]);
+  });
+
   it('reads maxListingItems per target and names the field of a bad one', () => {
     const config = parseConfig({ targets: [{ ...minimalTarget, maxListingItems: 500_000 }] });
     expect(config.targets[0]!.maxListingItems).toBe(500_000);
