@@ -67,8 +67,8 @@ interface Locals {
 
 /**
  * Both variants serve the same resources under `/rest/vX.Y/...` and
- * `/api/vN/...` (any version number: the simulator does not tie resources to
- * versions), in one spelling: the other one's paths are 404 Resource not
+ * `/api/vN/...` (any version number in its base path's form: the simulator does
+ * not tie resources to versions), in one spelling: the other one's paths are 404 Resource not
  * found, as on the real products. JSON only: an Accept header that excludes
  * JSON gets 406, an XML request body 415.
  */
@@ -93,12 +93,14 @@ function createStorageApp(estate: StorageEstate, ctx: SimContext, variant: Varia
   mountAuth(api, ctx, tokens);
   mountResources(api, estate, variant, spelled(spelling));
 
-  const checkVersion = (req: Request, res: Response, next: NextFunction) => {
-    if (/^v\d+(\.\d+)?$/.test(String(req.params.version))) return next();
+  // The seed's base paths: `/rest/<API-VERSION>` with versions like v1.0, v2.0 (every release) and `/api/<API-VERSION>` with
+  // versions like v1, v2 (7.2 and later); a version in the other form's spelling names no resource.
+  const checkVersion = (form: RegExp) => (req: Request, res: Response, next: NextFunction) => {
+    if (form.test(String(req.params.version))) return next();
     fail(res, 404, 'Unknown API version');
   };
-  app.use('/rest/:version', checkVersion, api);
-  app.use('/api/:version', checkVersion, api);
+  app.use('/rest/:version', checkVersion(/^v\d+\.\d+$/), api);
+  app.use('/api/:version', checkVersion(/^v\d+$/), api);
 
   app.use((_req: Request, res: Response) => fail(res, 404, 'Resource not found'));
   // Malformed JSON bodies and bad query values end here.

@@ -278,6 +278,17 @@ describe('storage API', () => {
     expect((await get(appliance.url, '/api/vX/system')).status).toBe(404);
   });
 
+  it("answers 404 to a version in the other base path's form: /rest takes vX.Y, /api takes vN (seed, Base paths)", async () => {
+    const resource = `store-systems/${enc(sys(0))}/alerts?filter=status=active`;
+    expect((await get(center.url, `/rest/v1.0/${resource}`)).status).toBe(200);
+    expect((await get(center.url, `/api/v1/${resource}`)).status).toBe(200);
+    for (const path of [`/rest/v1/${resource}`, `/api/v1.0/${resource}`, '/rest/v2/system', '/api/v2.0/system']) {
+      const answer = await get(center.url, path);
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(answer.body).toMatchObject({ code: 404 });
+    }
+  });
+
   it('serves mtree capacity by URL-encoded mtree path', async () => {
     const mtree = estate.mtrees(sys(0))[0]!;
     const res = await get(appliance.url, `/rest/v2.0/store-systems/0/mtrees/${enc(mtree.id)}/stats/capacity?sort=-collection_epoch&size=1`);
