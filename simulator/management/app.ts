@@ -1,8 +1,11 @@
 /**
  * The HTTP routes of the simulated management service under /api/v2.
  * Unknown paths answer 404 and known paths with another method 405, both with
- * the service's error body; everything but login needs a bearer token.
+ * the service's error body; everything but login needs a bearer token. With
+ * strict REST validation (the default) a query parameter a route does not take
+ * is a 400, on the routes that read one resource as on the lists.
  */
+import http from 'node:http';
 import express, { type Express, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { SimContext } from '../core/context';
 import { Sessions } from './auth';
@@ -30,7 +33,8 @@ import { policyView } from './views';
 
 const API = '/api/v2';
 
-type Route = { method: 'get' | 'post' | 'delete'; handler: RequestHandler; open?: boolean };
+/** `query: 'own'`: the handler reads and checks its query parameters (the lists); any other route takes none. */
+type Route = { method: 'get' | 'post' | 'delete'; handler: RequestHandler; open?: boolean; query?: 'own' };
 
 export function createManagementApp(estate: ManagementEstate, ctx: SimContext): Express {
   const state = estate.state;
@@ -50,7 +54,7 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
         },
       },
     ],
-    '/assets': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(assetList(state), listQuery(req))) }],
+    '/assets': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(assetList(state), listQuery(req))) }],
     '/assets/:id': [
       {
         method: 'get',
@@ -60,6 +64,7 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
     '/assets/:id/copies': [
       {
         method: 'get',
+        query: 'own',
         handler: (req, res) => {
           const asset = found(state.assetById.get(param(req, 'id')), 'asset', param(req, 'id'));
           res.json(lister.serve(copyList(state, asset), listQuery(req)));
@@ -72,17 +77,17 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
         handler: (req, res) => void res.json(renderCopy(found(state.copyById.get(param(req, 'id')), 'copy', param(req, 'id')), now())),
       },
     ],
-    '/latest-copies': [{ method: 'get', handler: latestCopies }],
-    '/copy-metrics': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(copyMetricsList(state), listQuery(req, ['page', 'pageSize']))) }],
-    '/activities': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(activityList(state), listQuery(req))) }],
+    '/latest-copies': [{ method: 'get', query: 'own', handler: latestCopies }],
+    '/copy-metrics': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(copyMetricsList(state), listQuery(req, ['page', 'pageSize']))) }],
+    '/activities': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(activityList(state), listQuery(req))) }],
     '/activities/:id': [
       {
         method: 'get',
         handler: (req, res) => void res.json(renderActivity(found(state.activityById.get(param(req, 'id')), 'activity', param(req, 'id')), now())),
       },
     ],
-    '/audit-logs': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(auditList(state), listQuery(req))) }],
-    '/protection-policies': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(policyList(state), listQuery(req))) }],
+    '/audit-logs': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(auditList(state), listQuery(req))) }],
+    '/protection-policies': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(policyList(state), listQuery(req))) }],
     '/protection-policies/:id': [
       {
         method: 'get',
@@ -92,9 +97,9 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
         },
       },
     ],
-    '/compliance-details': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(complianceList(state), listQuery(req))) }],
-    '/inventory-sources': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(inventorySourceList(state), listQuery(req))) }],
-    '/cloud-dr-sessions': [{ method: 'get', handler: cloudDrSessions }],
+    '/compliance-details': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(complianceList(state), listQuery(req))) }],
+    '/inventory-sources': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(inventorySourceList(state), listQuery(req))) }],
+    '/cloud-dr-sessions': [{ method: 'get', query: 'own', handler: cloudDrSessions }],
     '/cloud-dr-sessions/:id': [
       {
         method: 'delete',
@@ -105,8 +110,8 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
         },
       },
     ],
-    '/alerts': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(alertList(state), listQuery(req))) }],
-    '/storage-systems': [{ method: 'get', handler: (req, res) => void res.json(lister.serve(storageSystemList(state), listQuery(req))) }],
+    '/alerts': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(alertList(state), listQuery(req))) }],
+    '/storage-systems': [{ method: 'get', query: 'own', handler: (req, res) => void res.json(lister.serve(storageSystemList(state), listQuery(req))) }],
   };
 
   function login(req: Request, res: Response): void {
@@ -154,6 +159,12 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
     res.json(lister.serve(source, { ...(query.page !== undefined ? { page: query.page } : {}), ...(query.pageSize !== undefined ? { pageSize: query.pageSize } : {}) }));
   }
 
+  /** A route that takes no query parameters: with strict REST validation any one is a 400, as on the lists. */
+  const noQuery: RequestHandler = (req, _res, next) => {
+    queryOf(req, [], ctx.strictRestValidation !== false);
+    next();
+  };
+
   const app = express();
   app.disable('x-powered-by');
   // a page of a thousand assets is megabytes: hashing it for an ETag costs more than it saves
@@ -163,7 +174,10 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
   for (const [path, handlers] of Object.entries(routes)) {
     const route = app.route(`${API}${path}`);
     const allowed = handlers.map((h) => h.method.toUpperCase());
-    for (const h of handlers) route[h.method](...(h.open ? [h.handler] : [sessions.require, h.handler]));
+    for (const h of handlers) {
+      const checks = [...(h.open ? [] : [sessions.require]), ...(h.query === 'own' ? [] : [noQuery])];
+      route[h.method](...checks, h.handler);
+    }
     route.all((req: Request, res: Response) => {
       res.setHeader('Allow', allowed.join(', '));
       res.status(405).json(managementErrorBody(405, req));
@@ -175,7 +189,10 @@ export function createManagementApp(estate: ManagementEstate, ctx: SimContext): 
     if (err instanceof HttpError) return sendError(res, req, err.status, err.message, err.remediation);
     const status = (err as { status?: number; type?: string }).status;
     if ((err as { type?: string }).type === 'entity.parse.failed') return sendError(res, req, 400, 'The request body is not valid JSON');
-    if (typeof status === 'number' && status >= 400 && status < 500) return sendError(res, req, status);
+    // The seed's statuses: a body too large (413) or in an unsupported charset or encoding (415) is its 400 "excessive size" or "bad syntax".
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return SEED_CLIENT_ERRORS.has(status) ? sendError(res, req, status) : sendError(res, req, 400, `The request body cannot be read (${http.STATUS_CODES[status] ?? status})`);
+    }
     res.status(500).json(errorBody(500, pathOf(req)));
   });
   return app;
@@ -190,6 +207,9 @@ function found<T>(value: T | undefined, what: string, id: string): T {
   if (value === undefined) throw new HttpError(404, `The ${what} ${id} does not exist`, 'Check the identifier');
   return value;
 }
+
+/** The 4xx statuses the seed's Errors table gives the service (its "other status codes used" are all 2xx). */
+const SEED_CLIENT_ERRORS: ReadonlySet<number> = new Set([400, 401, 403, 404, 405, 409, 422]);
 
 /** What a listing takes; copy-metrics and latest-copies take less (api-notes.md). */
 const LIST_PARAMS = ['filter', 'orderby', 'page', 'pageSize', 'queryState'] as const;

@@ -116,6 +116,19 @@ describe('sessions', () => {
     expect((await call('/api/v2/login', { token: null, method: 'POST', body: '{"username":' })).status).toBe(400);
   });
 
+  it('a login body too large or in a charset it cannot read is a 400 (the seed: excessive size, bad syntax), never 413 or 415', async () => {
+    const huge = await call('/api/v2/login', { token: null, method: 'POST', body: JSON.stringify({ username: USER, password: 'x'.repeat(70_000) }) });
+    expect(huge.status).toBe(400);
+    expectErrorBody(huge.body, 400, '/api/v2/login');
+    const res = await fetch(`${server.url}/api/v2/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=latin9' },
+      body: JSON.stringify({ username: USER, password: PASSWORD }),
+    });
+    expect(res.status).toBe(400);
+    expectErrorBody(await res.json(), 400, '/api/v2/login');
+  });
+
   it('a missing or invalid token gives 401 naming the token and saying to log in again, without echoing it', async () => {
     const missing = await call('/api/v2/assets', { token: null });
     expect(missing.status).toBe(401);
@@ -179,6 +192,28 @@ describe('errors', () => {
     expectErrorBody(wrongMethod.body, 405, '/api/v2/assets');
     expect(wrongMethod.body.reason).toMatch(/DELETE.*\/api\/v2\/assets/);
     expect((await call('/api/v2/login', { token: null })).status).toBe(405);
+  });
+
+  it('with strict REST validation a resource read by id takes no query parameter either: 400, as on the lists', async () => {
+    const asset = estate.assets().find((a) => estate.copies(a.id).length > 0)!;
+    const copy = estate.copies(asset.id)[0]!;
+    const activity = estate.activities()[0]!;
+    const policy = estate.policies()[0]!;
+    const paths = [`/api/v2/assets/${asset.id}`, `/api/v2/copies/${copy.id}`, `/api/v2/activities/${activity.id}`, `/api/v2/protection-policies/${policy.id}`];
+    for (const path of paths) {
+      expect([path, (await call(path)).status]).toEqual([path, 200]);
+      for (const query of ['expand=all', 'filter=name%20eq%20%22x%22']) {
+        const refused = await call(`${path}?${query}`);
+        expect([path, query, refused.status]).toEqual([path, query, 400]);
+        expectErrorBody(refused.body, 400, path);
+        expect(refused.body.reason).toMatch(/Unknown query parameter/);
+      }
+    }
+    const loginWithQuery = await call('/api/v2/login?remember=true', { token: null, method: 'POST', body: JSON.stringify({ username: USER, password: PASSWORD }) });
+    expect(loginWithQuery.status).toBe(400);
+    const own = await login();
+    expect((await call('/api/v2/logout?all=true', { token: own, method: 'POST' })).status).toBe(400);
+    expect((await call('/api/v2/logout', { token: own, method: 'POST' })).status).toBe(204);
   });
 
   it('injected status faults carry the service error body', async () => {
