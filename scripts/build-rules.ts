@@ -47,7 +47,7 @@ const regex = z.string().min(1).refine((value) => {
 export const thresholdsSchema = z
   .strictObject({
     assets: z.strictObject({ withoutCopyFor: duration, outOfRpoFor: duration }),
-    policies: z.strictObject({ allOutOfRpoFor: duration, allOutOfRpoMinAssets: count, slaAttainment30d: ratio, slaAttainmentFor: duration, slaMinHistory: duration }),
+    policies: z.strictObject({ allOutOfRpoFor: duration, allOutOfRpoMinAssets: count, slaAttainment30d: ratio, slaAttainmentFor: duration, slaMinHistory: positiveDuration }),
     activities: z.strictObject({ failureRatio: ratio, failingFor: duration, categories: regex }),
     replication: z.strictObject({ vmPausedFor: duration, clusterDisconnectedFor: duration }),
     storage: z.strictObject({

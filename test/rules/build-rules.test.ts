@@ -76,6 +76,8 @@ describe('build-rules', () => {
     ['an unknown key', (raw: Record<string, Record<string, unknown>>) => (raw.assets!.outOfRpoFour = '30m'), 'outOfRpoFour'],
     ['a missing key', (raw: Record<string, Record<string, unknown>>) => delete raw.exporter!.jobRegex, 'exporter.jobRegex'],
     ['a broken regular expression', (raw: Record<string, Record<string, unknown>>) => (raw.activities!.categories = 'PROTECT|('), 'activities.categories'],
+    // rendered as present_over_time(...[0s] offset 0s): Prometheus refuses a range of 0 ("duration must be greater than 0")
+    ['a zero slaMinHistory', (raw: Record<string, Record<string, unknown>>) => (raw.policies!.slaMinHistory = '0s'), 'policies.slaMinHistory'],
   ])('rejects %s, naming the field', (_what, change, message) => {
     expect(() => parseThresholds(withChange(change))).toThrow(message);
   });
