@@ -38,14 +38,40 @@ export function scheduleIntervalSeconds(expression: string): number {
 function everyDayGaps(expression: string): ScheduleGaps | undefined {
   const { second, minute, hour, dayOfMonth, month, dayOfWeek } = cron.parse(expression);
   if (dayOfMonth.length !== 31 || month.length !== 12 || new Set(dayOfWeek.map(String)).size !== 7) return undefined;
-  const times = [...new Set(hour.flatMap((h) => minute.flatMap((m) => second.map((s) => h * 3600 + m * 60 + s))))].sort((a, b) => a - b);
+  const times = timesOfDay(second, minute, hour);
   const first = times[0];
   if (first === undefined) return undefined;
   return gapsOf([...times, DAY_SECONDS + first]);
 }
 
-/** Another schedule (weekdays, days of the month): the gaps among its next runs over a week and a day, or MAX_WALKED_RUNS. */
+/** The seconds of the day a schedule runs at, ascending: the same on every day it runs (its time fields do not depend on the day). */
+function timesOfDay(second: readonly number[], minute: readonly number[], hour: readonly number[]): number[] {
+  return [...new Set(hour.flatMap((h) => minute.flatMap((m) => second.map((s) => h * 3600 + m * 60 + s))))].sort((a, b) => a - b);
+}
+
+/**
+ * Another schedule (weekdays, days of the month): its gaps within a day it runs, and between the days it runs over a week and a
+ * day. The days are walked, not the runs: a schedule running every 30 s on weekdays has too many runs for a walk to reach its
+ * weekend. An expression whose day fields cannot be told apart (not 5 or 6 fields) has its next runs walked, up to MAX_WALKED_RUNS.
+ */
 function walkedGaps(expression: string): ScheduleGaps {
+  const fields = expression.trim().split(/\s+/);
+  const { second, minute, hour } = cron.parse(expression);
+  const times = timesOfDay(second, minute, hour);
+  const [first, last] = [times[0], times[times.length - 1]];
+  if ((fields.length !== 5 && fields.length !== 6) || first === undefined || last === undefined) {
+    return gapsOf(nextRuns(expression).map((run) => Math.round(run.getTime() / 1000)));
+  }
+  // The days it runs: the same day fields at midnight, one run a day.
+  const days = nextRuns(`0 0 0 ${fields.slice(-3).join(' ')}`).map((day) => Math.round(day.getTime() / 1000));
+  const within = gapsOf(times);
+  const across = days.slice(1).map((day, index) => day + first - ((days[index] as number) + last));
+  const gaps = [...(within.longest > 0 ? [within.shortest, within.longest] : []), ...across];
+  return gaps.length === 0 ? { shortest: 0, longest: 0 } : { shortest: Math.min(...gaps), longest: Math.max(...gaps) };
+}
+
+/** The next runs of a schedule over a week and a day, or MAX_WALKED_RUNS of them; at least two when it runs twice. */
+function nextRuns(expression: string): Date[] {
   const task = cron.createTask(expression, () => undefined);
   try {
     let runs: Date[] = [];
@@ -54,7 +80,7 @@ function walkedGaps(expression: string): ScheduleGaps {
       const [first, last] = [runs[0], runs[runs.length - 1]];
       if (!first || !last || last.getTime() - first.getTime() >= LOOKAHEAD_MS) break;
     }
-    return gapsOf(runs.map((run) => Math.round(run.getTime() / 1000)));
+    return runs;
   } finally {
     void task.destroy();
   }
