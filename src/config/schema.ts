@@ -45,7 +45,10 @@ const positiveDuration = duration.refine((ms) => ms > 0, 'must be greater than z
 /** Node fires a timer set beyond 2^31-1 ms at once (TimeoutOverflowWarning): a "practically never" time limit would cut everything off. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 /** A time limit that a timer enforces. */
-const timeLimit = positiveDuration.refine((ms) => ms <= MAX_TIMER_MS, `must be at most 24d (${MAX_TIMER_MS} ms, the longest a timer waits)`);
+const timeLimit = positiveDuration.refine(
+  (ms) => ms <= MAX_TIMER_MS,
+  `must be at most 24d (${MAX_TIMER_MS} ms, the longest a timer waits)`,
+);
 
 const byteSize = parsedBy((value) => parseBytes(value) || undefined, 'is not a size greater than zero (use e.g. 64MiB, 512KiB, 100MB)');
 

@@ -30,7 +30,8 @@ const exporterFamilies = [
   { name: 'dataprotect_collector_runs_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs started.' },
   { name: 'dataprotect_collector_failures_total', type: 'counter', labels: ['target', 'collector'], help: 'Collector runs that failed.' },
   { name: 'dataprotect_collector_skipped_runs_total', type: 'counter', labels: ['target', 'collector'],
-    help: 'Scheduled runs skipped: the previous run was still going, or the collection thread was busy past the run\'s time (over a minute, or until the next run).' },
+    help: 'Scheduled runs skipped: the previous run was still going, or the collection thread was busy past the run\'s time ' +
+      '(over a minute, or until the next run).' },
   { name: 'dataprotect_collector_skipped_items_total', type: 'counter', labels: ['target', 'collector', 'reason'],
     help: 'Listing items left out because they fail their checks (reason: missing_field, wrong_type, invalid_value), counted in every ' +
       'run that reads them. A skipped item is in no series and no total: a skipped asset is not counted in dataprotect_assets. The ' +

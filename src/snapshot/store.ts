@@ -96,7 +96,8 @@ export class SnapshotStore {
 
   runFinished(target: string, collector: string, report: RunReport): void {
     const { endedAt: lastRunEndAt, ok: lastRunSucceeded, durationSeconds: lastDurationSeconds } = report;
-    const ended = { lastRunEndAt, lastRunSucceeded, lastDurationSeconds, lastRunLost: undefined, lastRunEndBeforeLoss: undefined, runGoingOn: false };
+    const notLost = { lastRunLost: undefined, lastRunEndBeforeLoss: undefined, runGoingOn: false };
+    const ended = { lastRunEndAt, lastRunSucceeded, lastDurationSeconds, ...notLost };
     this.update(target, collector, report.ok, (record) => {
       if (!report.ok) {
         const unreachableSince = report.unreachable ? (record.unreachableSince ?? report.endedAt) : undefined;

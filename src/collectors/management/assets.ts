@@ -82,7 +82,8 @@ async function askLatestCopies(
   } catch (error) {
     // latest-copies' own answer (a status, a malformed page), not the target's: the asset list stands, with the last answers
     if (!(error instanceof ApiError) || !['status', 'protocol', 'parse'].includes(error.kind)) throw error;
-    ctx.logger.warn({ err: error.message, assets: unknown.length }, 'latest-copies failed: these assets keep their last newest copy, or none is known');
+    const message = 'latest-copies failed: these assets keep their last newest copy, or none is known';
+    ctx.logger.warn({ err: error.message, assets: unknown.length }, message);
     for (const id of unknown) {
       const kept = ctx.state?.ownLatest.get(id);
       if (kept) ownLatest.set(id, kept);
