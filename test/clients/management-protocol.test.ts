@@ -313,6 +313,47 @@ describe('management client: pages that would be counted wrong', () => {
   });
 });
 
+describe('management client: random pages that count their results but not their pages', () => {
+  const pageOf = (url: URL): number => Number(url.searchParams.get('page'));
+
+  it('random: a page with totalElements and no totalPages is not the whole list: the pages its count needs are read', async () => {
+    handler = (url) => ({
+      status: 200,
+      body: { content: [policy(`a${pageOf(url)}`), policy(`b${pageOf(url)}`)], page: { number: pageOf(url), size: 2, totalElements: 6 } },
+    });
+    expect((await collectAll(clientWith({}).protectionPolicies())).map((p) => p.id)).toEqual(['a1', 'b1', 'a2', 'b2', 'a3', 'b3']);
+    expect(sentTo('/api/v2/protection-policies')).toHaveLength(3);
+  });
+
+  it('copy-metrics counting 50,000 rows without totalPages is read to its 10,000th row, not taken as its first 1,000', async () => {
+    const row = (page: number, i: number) => ({ assetId: `asset-${page}-${i}`, totalNumbers: 1, stageCopyMetrics: [] });
+    handler = (url) => ({
+      status: 200,
+      body: { content: Array.from({ length: 1000 }, (_, i) => row(pageOf(url), i)), page: { number: pageOf(url), size: 1000, totalElements: 50_000 } },
+    });
+    expect(await collectAll(clientWith({ pageSize: 1000 }).copyMetrics())).toHaveLength(10_000);
+    expect(sentTo('/api/v2/copy-metrics')).toHaveLength(10);
+  });
+
+  it('copy-metrics is read to its 10,000th row whatever the pageSize: 3000 does not stop it at 9,000', async () => {
+    handler = (url) => {
+      const [page, size] = [pageOf(url), Number(url.searchParams.get('pageSize'))];
+      // the service: no random page reaching past the 10,000th of the 50,000 results
+      if (page * size > 10_000) return { status: 400, body: { code: 400, reason: 'random paging is not available for results above 10000 resources in total' } };
+      const content = Array.from({ length: size }, (_, i) => ({ assetId: `asset-${(page - 1) * size + i}`, totalNumbers: 1, stageCopyMetrics: [] }));
+      return { status: 200, body: { content, page: { number: page, size, totalPages: Math.ceil(50_000 / size), totalElements: 50_000 } } };
+    };
+    const rows = await collectAll(clientWith({ pageSize: 3000 }).copyMetrics());
+    expect(new Set(rows.map((row) => row.assetId)).size).toBe(10_000);
+  });
+
+  it('latest-copies counting more copies than its one page holds fails, rather than calling the assets left out "without copy"', async () => {
+    const copy = (assetId: string) => ({ id: `c-${assetId}`, assetId, createTime: '2026-11-20T10:00:00Z', location: 'LOCAL' });
+    handler = () => ({ status: 200, body: { content: [copy('a1')], page: { number: 1, size: 1, totalElements: 2 } } });
+    await expect(clientWith({}).latestCopies(['a1', 'a2'])).rejects.toMatchObject({ kind: 'protocol', endpoint: '/api/v2/latest-copies' });
+  });
+});
+
 describe('management client: a listing read in ranges of the key', () => {
   const policyRequests = (): number => requests.filter((r) => r.startsWith('GET /api/v2/protection-policies')).length;
   /** The id range a request's filter asks for, as key-space points (16^8 of them), or undefined for the whole query. */

@@ -7,7 +7,7 @@ import { ENDPOINTS, withId } from './endpoints';
 import { and, isIn, type Filter } from './filter';
 import { isLiveCopy, liveCopiesOnly } from './copy-states';
 import { queryString } from '../query-string';
-import { collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
+import { RANDOM_PAGING_LIMIT, collectAll, randomPages, serialPages, type ListSpec, type PageFetcher } from './paging';
 import { partitionedRandomPages, type PartitionKey } from './partitioned';
 import {
   activitySchema,
@@ -85,8 +85,12 @@ export class ManagementClient extends ApiClient {
     const { body, status } = await this.fetchJson({ endpoint, path, idempotent: true, signal });
     const envelope = validate(body, endpoint, singlePageEnvelope, status);
     const totalPages = envelope.page?.totalPages;
-    if (totalPages != null && totalPages > 1) {
-      const problem = `${totalPages} pages for ${assetIds.length} assets: the endpoint takes no paging parameters`;
+    const totalElements = envelope.page?.totalElements;
+    // a count of copies past what the page holds is a page after it, whether or not totalPages says so
+    const morePages = totalPages != null ? totalPages > 1 : totalElements != null && totalElements > envelope.content.length;
+    if (morePages) {
+      const pages = totalPages != null ? `${totalPages} pages` : `${totalElements} copies counted, ${envelope.content.length} on the page,`;
+      const problem = `${pages} for ${assetIds.length} assets: the endpoint takes no paging parameters`;
       throw new ApiError('protocol', endpoint, problem, status);
     }
     const unreadable: string[] = [];
@@ -109,7 +113,10 @@ export class ManagementClient extends ApiClient {
       const message = 'copy-metrics lists more rows than random paging may read: the rows past the 10000th are not read';
       this.deps.logger.warn({ endpoint, totalElements, read }, message);
     };
-    return randomPages(this.fetchPage, { ...this.spec(endpoint, copyMetricsSchema, {}), cutAtLimit }, signal, this.target.maxConcurrency);
+    // pages that end exactly at the 10,000th row: at a pageSize that does not divide it, the last page under it would stop short
+    const pageSize = pageSizeDividing(RANDOM_PAGING_LIMIT, this.target.pageSize);
+    const spec = { ...this.spec(endpoint, copyMetricsSchema, {}), pageSize, cutAtLimit };
+    return randomPages(this.fetchPage, spec, signal, this.target.maxConcurrency);
   }
 
   activities(options: ListOptions = {}, signal?: AbortSignal): AsyncGenerator<Activity[]> {
@@ -191,10 +198,18 @@ const BEARER_LOGIN: TokenApi = {
   },
 };
 
+/** The largest page size up to `most` that divides `limit` (1 always does). */
+function pageSizeDividing(limit: number, most: number): number {
+  for (let size = Math.min(most, limit); size > 1; size--) if (limit % size === 0) return size;
+  return 1;
+}
+
 /** latest-copies' answer: one page, whatever page information it carries */
 const singlePageEnvelope = z.object({
   content: z.array(z.unknown()),
-  page: z.object({ totalPages: z.number().int().nonnegative().nullish() }).nullish(),
+  page: z
+    .object({ totalPages: z.number().int().nonnegative().nullish(), totalElements: z.number().int().nonnegative().nullish() })
+    .nullish(),
 });
 
 /** A cloud DR answer in the shape random paging reads: `pageInfo` becomes `page`, a bare array a one-page list. */

@@ -146,7 +146,10 @@ function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, pag
   const envelope = validate(body, spec.endpoint, randomEnvelope, status);
   checkPage(spec, read, page, envelope.content, envelope.page?.number, status);
   // Without page information the answer is the whole list: page 2 of a service that ignores `page` would repeat it forever.
-  const totalPages = envelope.page?.totalPages;
+  // A count of results without a count of pages still tells the pages there are (at the pageSize asked): it is not the whole list.
+  const total = envelope.page?.totalElements;
+  const givenPages = envelope.page?.totalPages;
+  const totalPages = givenPages ?? (total != null ? Math.ceil(total / spec.pageSize) : undefined);
   if (totalPages != null && totalPages > maxPages(spec)) {
     throw tooManyPages(spec.endpoint, `random paging: the service claims ${totalPages} pages`, spec, status);
   }
@@ -157,7 +160,12 @@ function checkRandomPage<S extends z.ZodType>(body: unknown, status: number, pag
     const problem = `random paging: page ${page} is empty but the service claims ${totalPages} pages`;
     throw new ApiError('protocol', spec.endpoint, problem, status);
   }
-  const total = envelope.page?.totalElements;
+  if (givenPages == null && !last && envelope.content.length < spec.pageSize && !spec.pagesCountResults) {
+    // pages counted at the pageSize asked: a shorter page before the end is a service paging at another size
+    const held = `holds ${envelope.content.length} of pageSize ${spec.pageSize}`;
+    const problem = `random paging: page ${page} ${held} but ${total} results are counted`;
+    throw new ApiError('protocol', spec.endpoint, problem, status);
+  }
   const readable = last ? page : readablePages(spec, totalPages, total, status);
   const cut = !last && page >= readable;
   if (cut) spec.cutAtLimit?.(total ?? 0, page * spec.pageSize);
