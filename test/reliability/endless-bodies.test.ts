@@ -43,7 +43,7 @@ describe('bodies that never end', () => {
     }));
     const config = parseConfig({
       collection: { maxBufferedResponseBytes: BUDGET },
-      targets: [...hostile, { name: 'healthy', kind: 'replication', url: sim.urls.replication, username: sim.username, password: sim.password }],
+      targets: [...hostile, { name: 'healthy', kind: 'replication', url: sim.urls.replication, username: sim.username, password: sim.password, maxResponseBytes: BUDGET }],
     });
     const budget = new PeakBudget(BUDGET);
     const runtime = new ExporterRuntime(config, { logger: silentLogger, responseBudget: budget });
