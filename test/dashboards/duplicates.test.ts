@@ -221,16 +221,16 @@ const EXPECTED: Readonly<Record<string, readonly Sample[]>> = {
     ['target_policy:dataprotect_assets_within_rpo:ratio{target="mgmt-b", policy="Silver"}', 0.5],
   ],
   'DataProtect / Protection SLA / SLA per policy / A': [
-    ['target_policy:dataprotect_assets_within_rpo:ratio{target="mgmt-a", policy="Gold"}', 0.5],
-    ['target_policy:dataprotect_assets_within_rpo:ratio{target="mgmt-b", policy="Silver"}', 0.5],
+    ['{target="mgmt-a", policy="Gold"}', 0.5],
+    ['{target="mgmt-b", policy="Silver"}', 0.5],
   ],
   'DataProtect / Protection SLA / SLA per policy / B': [
     ['{target="mgmt-a", policy="Gold"}', 0.5],
     ['{target="mgmt-b", policy="Silver"}', 0.5],
   ],
   'DataProtect / Protection SLA / SLA per policy / C': [
-    ['target_policy:dataprotect_assets_within_rpo:ratio_avg30d{target="mgmt-a", policy="Gold"}', 0.5],
-    ['target_policy:dataprotect_assets_within_rpo:ratio_avg30d{target="mgmt-b", policy="Silver"}', 0.5],
+    ['{target="mgmt-a", policy="Gold"}', 0.5],
+    ['{target="mgmt-b", policy="Silver"}', 0.5],
   ],
   'DataProtect / Protection SLA / SLA per policy / D': [
     ['{target="mgmt-a", policy="Gold", source="schedule"}', DAY],
