@@ -60,6 +60,8 @@ const EMPTY_WHEN_HEALTHY: Readonly<Record<string, string>> = {
   'DataProtect / Exporter health / API errors by endpoint and code / A': 'only non-2xx answers (> 0); the simulator answers 2xx until 503s are injected',
   'DataProtect / Protection SLA / Assets out of RPO or without a copy / A': 'every protected asset has a copy within its RPO',
   'DataProtect / Protection SLA / Assets out of RPO or without a copy / B': 'every protected asset has a copy within its RPO',
+  'DataProtect / Protection SLA / Failure share, last hour / A':
+    "no share of nothing: no activity completed in the last hour, as the simulator's clock stands still until step 2 advances it an hour",
   'DataProtect / Protection storage / Time to full per system / A':
     "only systems whose available capacity shrinks; the simulator's capacity moves with its clock, which stands still until step 2 advances it an hour",
   'DataProtect / Replication / Paused VMs / A': 'no VM is paused',
