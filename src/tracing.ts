@@ -1,5 +1,5 @@
 /** OpenTelemetry traces, started by src/main.ts before what they instrument loads: so this module loads no package but `yaml`. */
-import { parseArgs } from 'node:util';
+import { formatWithOptions, parseArgs } from 'node:util';
 import { readYamlFile, substituteEnv } from './config/yaml-file';
 import { settlesWithin } from './util/settles-within';
 import { FLUSH_MS } from './stop-deadline';
@@ -32,11 +32,15 @@ export type ExportFailureLog = (fields: Record<string, unknown>, message: string
 /** One line per minute at most: a dead collector fails every batch, every few seconds. */
 const EXPORT_FAILURE_LOG_INTERVAL_MS = 60_000;
 
-/** Reports failed exports, silent otherwise (a wrong endpoint looked like "no traces"): the first at once, then a line a minute. */
+/**
+ * Reports failed exports, silent otherwise (a wrong endpoint looked like "no traces"): the first at once, then a line a minute with
+ * what was lost since the last one, told at the first export a minute on (failed or not: the endpoint may have recovered) or at shutdown.
+ */
 export class ReportingSpanExporter implements SpanExporter {
   private lastLogAt: number | undefined;
   private failedBatches = 0;
   private failedSpans = 0;
+  private lastError: Error | undefined;
 
   constructor(
     private readonly inner: SpanExporter,
@@ -52,20 +56,32 @@ export class ReportingSpanExporter implements SpanExporter {
     this.inner.export(spans, (result) => {
       // ExportResultCode.SUCCESS is 0 (the enum is not imported: this module loads before the SDK)
       if (result.code !== 0) this.failed(spans.length, result.error);
+      this.report(false);
       resultCallback(result);
     });
   }
 
-  shutdown(): Promise<void> {
-    return this.inner.shutdown();
+  async shutdown(): Promise<void> {
+    try {
+      await this.inner.shutdown();
+    } finally {
+      this.report(true);
+    }
   }
 
   private failed(spans: number, error: Error | undefined): void {
     this.failedBatches += 1;
     this.failedSpans += spans;
-    const now = this.now();
-    if (this.lastLogAt !== undefined && now - this.lastLogAt < EXPORT_FAILURE_LOG_INTERVAL_MS) return;
-    this.lastLogAt = now;
+    this.lastError = error;
+  }
+
+  /** Tells what was lost since the last line, if any, when a minute has passed since it (or at once when `now`). */
+  private report(now: boolean): void {
+    if (this.failedBatches === 0) return;
+    const at = this.now();
+    if (!now && this.lastLogAt !== undefined && at - this.lastLogAt < EXPORT_FAILURE_LOG_INTERVAL_MS) return;
+    this.lastLogAt = at;
+    const error = this.lastError;
     this.log(
       { batches: this.failedBatches, spans: this.failedSpans, error: error ? `${error.name}: ${error.message}` : 'export failed' },
       'span export failed; traces are lost (at most one line a minute)',
@@ -77,9 +93,24 @@ export class ReportingSpanExporter implements SpanExporter {
 
 /** Before the CLI's logger exists (or after it is gone): a JSON warn line on stderr like every other log line. */
 export function stderrWarn(fields: Record<string, unknown>, message: string): void {
-  const line = { level: 'warn', time: new Date().toISOString(), service: DEFAULT_SERVICE_NAME, ...fields, msg: message };
+  stderrLine('warn', fields, message);
+}
+
+function stderrLine(level: string, fields: Record<string, unknown>, message: string): void {
+  const line = { level, time: new Date().toISOString(), service: DEFAULT_SERVICE_NAME, ...fields, msg: message };
   process.stderr.write(`${JSON.stringify(line)}\n`);
 }
+
+/** The SDK's diagnostics (OTEL_LOG_LEVEL) as JSON lines on stderr; its own DiagConsoleLogger prints plain text, on stdout below warn. */
+const jsonDiagLogger = Object.fromEntries(
+  (['error', 'warn', 'info', 'debug', 'verbose'] as const).map((method) => [
+    method,
+    (message: string, ...args: unknown[]) => {
+      const text = formatWithOptions({ breakLength: Infinity }, message, ...args);
+      stderrLine(method === 'verbose' ? 'trace' : method, { component: 'opentelemetry' }, text);
+    },
+  ]),
+) as Record<'error' | 'warn' | 'info' | 'debug' | 'verbose', (message: string, ...args: unknown[]) => void>;
 
 export const DEFAULT_SERVICE_NAME = 'dataprotect-exporter';
 
@@ -141,10 +172,22 @@ export function startTracing(plan: TracingPlan, onFailure: (error: Error) => voi
     const { NodeSDK: Sdk } = require('@opentelemetry/sdk-node') as typeof import('@opentelemetry/sdk-node');
     const { OTLPTraceExporter } =
       require('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+    const { diag, DiagLogLevel } = require('@opentelemetry/api') as typeof import('@opentelemetry/api');
+    const { diagLogLevelFromString } = require('@opentelemetry/core') as typeof import('@opentelemetry/core');
     /* eslint-enable @typescript-eslint/no-require-imports */
-    exporter = new ReportingSpanExporter(new OTLPTraceExporter({ ...UNCOMPRESSED_OTLP, ...(plan.endpoint ? { url: plan.endpoint } : {}) }));
-    const options = { traceExporter: exporter, instrumentations: [], metricReaders: [], logRecordProcessors: [] };
-    sdk = new Sdk({ ...options, ...(plan.serviceName ? { serviceName: plan.serviceName } : {}) });
+    // OTEL_LOG_LEVEL as usual, but in JSON lines: the SDK's constructor would install its console logger, so it does not see it.
+    const diagLevel = process.env.OTEL_LOG_LEVEL;
+    const logLevel = diagLevel ? (diagLogLevelFromString(diagLevel) ?? DiagLogLevel.INFO) : undefined;
+    if (logLevel !== undefined) diag.setLogger(jsonDiagLogger, { logLevel, suppressOverrideMessage: true });
+    delete process.env.OTEL_LOG_LEVEL;
+    try {
+      const otlp = new OTLPTraceExporter({ ...UNCOMPRESSED_OTLP, ...(plan.endpoint ? { url: plan.endpoint } : {}) });
+      exporter = new ReportingSpanExporter(otlp);
+      const options = { traceExporter: exporter, instrumentations: [], metricReaders: [], logRecordProcessors: [] };
+      sdk = new Sdk({ ...options, ...(plan.serviceName ? { serviceName: plan.serviceName } : {}) });
+    } finally {
+      if (diagLevel !== undefined) process.env.OTEL_LOG_LEVEL = diagLevel;
+    }
     sdk.start();
   } catch (error) {
     onFailure(error as Error);

@@ -101,6 +101,37 @@ describe('ReportingSpanExporter', () => {
       { fields: { batches: 3, spans: 8, error: 'Error: connect ECONNREFUSED 127.0.0.1:4318' }, message: 'span export failed; traces are lost (at most one line a minute)' },
     ]);
   });
+
+  it('reports the batches lost after the last line once the minute is over, though the endpoint has recovered, and at shutdown', async () => {
+    let now = 0;
+    const lines: Array<Record<string, unknown>> = [];
+    const results = [1, 1, 1, 0, 0, 1];
+    const inner = {
+      export: (_spans: unknown[], done: (result: { code: number; error?: Error }) => void) => {
+        const code = results.shift() ?? 0;
+        done(code === 0 ? { code } : { code, error: new Error('Service Unavailable') });
+      },
+      shutdown: () => Promise.resolve(),
+    };
+    const exporter = new ReportingSpanExporter(inner as never, (fields) => lines.push(fields), () => now);
+    const exportAt = (at: number, spans: number): void => {
+      now = at;
+      exporter.export(Array.from({ length: spans }) as never, () => undefined);
+    };
+    exportAt(0, 3); // failed: logged at once
+    exportAt(5_000, 2); // failed: counted
+    exportAt(10_000, 4); // failed: counted; then the endpoint recovers
+    exportAt(30_000, 1); // exported
+    exportAt(65_000, 1); // exported, a minute after the line: the two batches lost since are told now
+    expect(lines).toEqual([
+      { batches: 1, spans: 3, error: 'Error: Service Unavailable' },
+      { batches: 2, spans: 6, error: 'Error: Service Unavailable' },
+    ]);
+    exportAt(70_000, 7); // failed within the minute: counted
+    await exporter.shutdown(); // the last word: what was lost since the last line
+    expect(lines).toHaveLength(3);
+    expect(lines[2]).toEqual({ batches: 1, spans: 7, error: 'Error: Service Unavailable' });
+  });
 });
 
 describe('readTracingSettings', () => {
