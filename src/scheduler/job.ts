@@ -141,6 +141,8 @@ export class CollectorJob {
         return this.failed(run, error as Error);
       } finally {
         if (!run.controller.signal.aborted) run.controller.abort(new Error('run finished'));
+        // Whatever became of the run, as far as it got: a failed or stopped run's requests tell where it stopped.
+        span.setAttribute('dataprotect.requests', run.count.requests);
         // Items skipped count whatever became of the run: they were read and refused.
         if (run.count.skipped.length > 0) span.setAttribute('dataprotect.skipped_items', run.count.skipped.length);
         this.deps.store.itemsSkipped(target, this.name, this.skippedItems.report(logger, run.count.skipped));
@@ -203,7 +205,6 @@ export class CollectorJob {
       'dataprotect.result': 'success',
       'dataprotect.series': ready.series,
       ...(result.items !== undefined ? { 'dataprotect.items': result.items } : {}),
-      'dataprotect.requests': count.requests,
     });
     logger.debug({ durationSeconds, series: ready.series, items: result.items, requests: count.requests }, 'collection succeeded');
     return 'success';

@@ -131,6 +131,10 @@ describe('traces of a collector run', () => {
     expect(root!.status.code).toBe(SpanStatusCode.ERROR);
     expect(root!.status.message).toMatch(/HTTP 500/);
     expect(root!.attributes).toMatchObject({ 'dataprotect.result': 'failure' });
+    // A failed run tells how far it got: the requests it sent (login and the refused page at least), as a successful one does.
+    const sent = spans.getFinishedSpans().filter((span) => parentOf(span) === root!.spanContext().spanId);
+    expect(sent.length).toBeGreaterThanOrEqual(2);
+    expect(root!.attributes['dataprotect.requests']).toBe(sent.length);
     expect(String(root!.attributes['dataprotect.error'])).toMatch(/HTTP 500/);
     const exception = root!.events.find((event) => event.name === 'exception');
     expect(exception?.attributes?.['exception.message']).toMatch(/HTTP 500/);
