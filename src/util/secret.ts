@@ -72,7 +72,14 @@ function spellings(secret: string): string[] {
   const json = JSON.stringify(secret).slice(1, -1);
   const base64 = Buffer.from(secret, 'utf8').toString('base64');
   const base64url = Buffer.from(secret, 'utf8').toString('base64url');
-  return [secret, json, JSON.stringify(json).slice(1, -1), encodeURIComponent(secret), base64, base64.replace(/=+$/, ''), base64url];
+  // URL-encoded as encodeURIComponent does, as a form (URLSearchParams, Java's URLEncoder: `+` for a space, `!'()~` escaped) and
+  // strictly (RFC 3986: `!'()*` escaped too), each also with its escapes in lower case.
+  const component = encodeURIComponent(secret);
+  const form = new URLSearchParams([['', secret]]).toString().slice(1);
+  const strict = component.replace(/[!'()*]/g, (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`);
+  const lowerEscapes = (text: string): string => text.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase());
+  const urlEncoded = [component, form, strict].flatMap((text) => [text, lowerEscapes(text)]);
+  return [secret, json, JSON.stringify(json).slice(1, -1), ...urlEncoded, base64, base64.replace(/=+$/, ''), base64url];
 }
 
 /** One alternation, longest first: a spelling that contains another is replaced whole. */

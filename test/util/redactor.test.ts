@@ -19,6 +19,16 @@ describe('Redactor', () => {
     for (const spelling of spellings) expect(redactor.redact(`before ${spelling} after`)).toBe('before [REDACTED] after');
   });
 
+  it('replaces a credential URL-encoded the other usual ways: as a form (Java URLEncoder, URLSearchParams), strictly, in lower case', () => {
+    const password = "Simulat0r! it's (mine)~*";
+    const redactor = new Redactor([password]);
+    const form = new URLSearchParams({ password }).toString().slice('password='.length); // Simulat0r%21+it%27s+%28mine%29%7E*
+    const strict = encodeURIComponent(password).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    for (const spelling of [form, strict, form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), strict.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase())]) {
+      expect(redactor.redact(`username=admin&password=${spelling}&x=1`)).toBe('username=admin&password=[REDACTED]&x=1');
+    }
+  });
+
   it('replaces a text that holds a credential whole: the Basic header value, not its password inside it', () => {
     const redactor = new Redactor(['pw', 'admin:pw']);
     expect(redactor.redact('credentials admin:pw refused')).toBe('credentials [REDACTED] refused');
