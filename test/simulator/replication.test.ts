@@ -224,29 +224,38 @@ describe('replication plugin API', () => {
   });
 });
 
-describe('replication plugin API, product spelling', () => {
-  let estate: ReplicationEstate;
-  let server: ApiServer;
-  let agent: Agent;
+/** A plugin of `spelling` over `estateOf(seed, vms, clusters)`, alone, and a GET as its Basic user. */
+async function startPlugin(seed: number, vms: number, clusters: number, spelling: 'seed' | 'product') {
+  const { clock, estate } = estateOf(seed, vms, clusters);
+  const faults = new Faults();
+  const ctx: SimContext = { clock, faults, random: new SeededRandom(seed), username: USER, password: PASSWORD, tokenTtlSeconds: 28_800 };
+  const app = createReplicationApp(estate, ctx, spelling);
+  const server = await startApiServer({ api: 'replication', app, faults, stats: new Stats(), errorBody: replicationErrorBody });
+  const agent = new Agent();
   const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+  return {
+    estate,
+    async get(path: string): Promise<{ status: number; body: unknown }> {
+      const res = await request(`${server.url}${path}`, { dispatcher: agent, headers: { accept: 'application/json', authorization: basic } });
+      return { status: res.statusCode, body: await res.body.json() };
+    },
+    async close(): Promise<void> {
+      await server.close();
+      await agent.close();
+    },
+  };
+}
+
+describe('replication plugin API, product spelling', () => {
+  let plugin: Awaited<ReturnType<typeof startPlugin>>;
+  let estate: ReplicationEstate;
+  const get = (path: string) => plugin.get(path);
 
   beforeAll(async () => {
-    let clock: SimulatedClock;
-    ({ clock, estate } = estateOf(12, 40, 3));
-    const faults = new Faults();
-    const ctx: SimContext = { clock, faults, random: new SeededRandom(12), username: USER, password: PASSWORD, tokenTtlSeconds: 28_800 };
-    server = await startApiServer({ api: 'replication', app: createReplicationApp(estate, ctx, 'product'), faults, stats: new Stats(), errorBody: replicationErrorBody });
-    agent = new Agent();
+    plugin = await startPlugin(12, 40, 3, 'product');
+    estate = plugin.estate;
   });
-  afterAll(async () => {
-    await server.close();
-    await agent.close();
-  });
-
-  async function get(path: string): Promise<{ status: number; body: unknown }> {
-    const res = await request(`${server.url}${path}`, { dispatcher: agent, headers: { accept: 'application/json', authorization: basic } });
-    return { status: res.statusCode, body: await res.body.json() };
-  }
+  afterAll(() => plugin.close());
 
   it('serves clusters at /rp-clusters and /rp-clusters/{id}; the seed paths are 404', async () => {
     const cluster = estate.clusters[0]!;
@@ -270,28 +279,15 @@ describe('replication plugin API, product spelling', () => {
 });
 
 describe.each(['seed', 'product'] as const)('replication plugin API with nothing protected, %s spelling', (spelling) => {
-  let server: ApiServer;
-  let agent: Agent;
-  const basic = `Basic ${Buffer.from(`${USER}:${PASSWORD}`).toString('base64')}`;
+  let plugin: Awaited<ReturnType<typeof startPlugin>>;
+  const get = (path: string) => plugin.get(path);
   const other = spelling === 'seed' ? { vm: 'rpClusterName', cluster: 'rpSystemId' } : { vm: 'repClusterName', cluster: 'repSystemId' };
 
+  // no VM and no group: the lists are empty, and the plugin still knows (only) its own field names
   beforeAll(async () => {
-    // no VM and no group: the lists are empty, and the plugin still knows (only) its own field names
-    const { clock, estate } = estateOf(13, 0, 0);
-    const faults = new Faults();
-    const ctx: SimContext = { clock, faults, random: new SeededRandom(13), username: USER, password: PASSWORD, tokenTtlSeconds: 28_800 };
-    server = await startApiServer({ api: 'replication', app: createReplicationApp(estate, ctx, spelling), faults, stats: new Stats(), errorBody: replicationErrorBody });
-    agent = new Agent();
+    plugin = await startPlugin(13, 0, 0, spelling);
   });
-  afterAll(async () => {
-    await server.close();
-    await agent.close();
-  });
-
-  async function get(path: string): Promise<{ status: number; body: unknown }> {
-    const res = await request(`${server.url}${path}`, { dispatcher: agent, headers: { accept: 'application/json', authorization: basic } });
-    return { status: res.statusCode, body: await res.body.json() };
-  }
+  afterAll(() => plugin.close());
 
   it('answers 400 to a fields=, filter or sort name of its model it does not know, as with records', async () => {
     const clusters = spelling === 'seed' ? '/api/v1/rep-clusters' : '/api/v1/rp-clusters';
