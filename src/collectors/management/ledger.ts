@@ -5,7 +5,9 @@
  * - Each run asks from `watermark - OVERLAP` (the newest time seen, less an overlap for events that show late).
  * - The ids of events at or after `countFrom` are remembered, so the overlap counts none twice; older ones are forgotten.
  * - Events before `countFrom` never count: history from before collecting started (read by the first successful run,
- *   remembered but not counted, so a restart never replays it), or already counted.
+ *   remembered but not counted, so a restart never replays it), or already counted. After a first run, countFrom is no later
+ *   than just past the newest event it read (the service's clock): what is newer was not there yet, even when a service whose
+ *   clock is behind the exporter's stamps it before the start.
  * - The watermark never passes the exporter's clock plus the overlap: one event stamped far ahead (a service clock that jumped,
  *   a corrupt record) would push every later query past the events still appearing. Such an event still counts once.
  */
@@ -106,6 +108,9 @@ export class EventCounts<K extends readonly string[]> {
         "later than the exporter's clock plus the overlap: the service's clock or data is off; the watermark does not follow them";
       logger.warn({ count: this.ahead }, `${events} ${problem}`);
     }
+    // What a first run read is all there was up to its newest event: anything newer appears after it, and counts. The start
+    // alone (the exporter's clock) would leave uncounted what a service whose clock is behind stamps before it.
+    if (this.first) this.countFrom = Math.min(this.countFrom, this.watermark + 1);
     this.countFrom = Math.max(this.countFrom, this.watermark - WATERMARK_OVERLAP_MS);
     for (const [id, time] of this.seen) if (time < this.countFrom) this.seen.delete(id);
     const { watermark, countFrom, seen } = this;

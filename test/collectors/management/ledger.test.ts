@@ -145,6 +145,7 @@ describe('event counts (watermark, overlap, id de-duplication)', () => {
     expect(ledger.since).toBe(now - 60 * MIN);
     ledger.observe(now - 30 * MIN);
     expect(ledger.take('history', now - 30 * MIN, KEY)).toBe('history');
-    expect(finish(ledger).countFrom).toBe(now + 1);
+    // what is newer than the newest event read was not there yet: it counts when it appears (a service clock behind the exporter's)
+    expect(finish(ledger).countFrom).toBe(now - 30 * MIN + 1);
   });
 });
