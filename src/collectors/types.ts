@@ -85,11 +85,11 @@ export interface CollectResult<S> {
 export type Forwarding = Readonly<Record<'activities' | 'auditEntries', boolean> & { historyAfter: number }>;
 
 export interface EstateEvents {
-  /** completed activities */
+  /** completed activities to send: those counted, and a first run's history as far back as `otlp.backfill` reaches */
   activities?: Activity[];
+  /** a first run's other jobs, not sent: the forwarder parents their tasks by them */
+  jobs?: Activity[];
   auditEntries?: AuditLog[];
-  /** a first run's events are history (counted by no counter): forwarded only as far back as `otlp.backfill` reaches */
-  history: boolean;
 }
 
 /** A collector (DEVELOPERS.md, "Adding a collector"): it changes nothing outside its result, so a failed run leaves the last good state. */

@@ -80,11 +80,10 @@ export class EstateEventForwarder {
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 
+  /** Sends what the collectors admitted: they leave out the history before `historyAfter`, and all of a reload's first run. */
   accept(target: string, events: EstateEvents): void {
-    const after = events.history ? this.forwards.historyAfter : Number.NEGATIVE_INFINITY;
-    if (this.spans && events.activities?.length) this.acceptActivities(target, events.activities, after);
+    if (this.spans && (events.activities?.length || events.jobs?.length)) this.acceptActivities(target, events.activities ?? [], events.jobs ?? []);
     if (this.logs && events.auditEntries?.length) {
-      // The collector admitted no history from before `historyAfter` (audit-logs.ts).
       const { resource } = this.stateOf(target);
       const observed = this.now();
       this.logs.add(events.auditEntries.map((entry) => auditRecord(entry, resource, observed)));
@@ -127,27 +126,28 @@ export class EstateEventForwarder {
     this.onOutstanding(signal, count);
   }
 
-  private acceptActivities(target: string, activities: readonly Activity[], after: number): void {
+  /** `jobs`: not sent (history), but they parent their tasks */
+  private acceptActivities(target: string, activities: readonly Activity[], jobs: readonly Activity[]): void {
     const { jobRoots: roots, waitingTasks: pending, resource } = this.stateOf(target);
     const spans: ReadableSpan[] = [];
     const emit = (activity: Activity, place: ActivityPlace): void => {
       const span = activitySpan(target, activity, place, resource);
       if (span) spans.push(span);
     };
-    const inRange = (activity: Activity): boolean => (activity.endTime ?? activity.updateTime) > after;
+    const sent = new Set(activities);
     // Jobs first: a task of the same run then finds its job's group.
-    for (const activity of activities) {
+    for (const activity of [...jobs, ...activities]) {
       if (activity.classType === 'TASK') continue;
       const rootId = activity.classType === 'JOB' && activity.parentId ? activity.parentId : activity.id;
       if (activity.classType === 'JOB') remember(roots, activity.id, rootId);
-      if (inRange(activity)) emit(activity, { rootId, ...(rootId !== activity.id ? { parentId: rootId } : {}) });
+      if (sent.has(activity)) emit(activity, { rootId, ...(rootId !== activity.id ? { parentId: rootId } : {}) });
       for (const waiting of pending.get(activity.id) ?? []) emit(waiting.task, { rootId, parentId: activity.id });
       this.pendingCount -= pending.get(activity.id)?.length ?? 0;
       pending.delete(activity.id);
     }
     const now = this.now();
     for (const task of activities) {
-      if (task.classType !== 'TASK' || !inRange(task)) continue;
+      if (task.classType !== 'TASK') continue;
       const jobId = task.parentId;
       const rootId = jobId ? roots.get(jobId) : task.id;
       if (!jobId || rootId !== undefined) {

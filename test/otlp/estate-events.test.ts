@@ -291,6 +291,12 @@ describe('targets a reload adds or restarts', () => {
       const sent = ids(logsOf(TARGET));
       expect(sent).toEqual([...new Set(sent)]);
       expect(sent).toEqual(auditBetween(started, restartedAt).map((entry) => entry.id).sort());
+      // the same for the spans: none of what completed before the target was added, none sent again by the restart
+      const endOf = (span: ReceivedSpan) => ms(byId.get(String(span.attributes['dataprotect.activity.id']))?.endTime ?? null);
+      const byId = activitiesById();
+      expect(spansOf('added').filter((span) => endOf(span) <= addedAt).map((span) => span.name)).toEqual([]);
+      const spanIds = spansOf(TARGET).map((span) => span.spanId);
+      expect(spanIds.length - new Set(spanIds).size).toBe(0);
 
       // what completes afterwards is forwarded, once
       sim.clock.advance(30 * MIN);

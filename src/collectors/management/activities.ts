@@ -63,6 +63,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       categories: new Map(previous?.categories),
       seen: new Set(),
       admitted: ctx.forwards?.activities ? [] : undefined,
+      jobs: ctx.forwards?.activities ? [] : undefined,
       keptAfter: previous === undefined ? (ctx.forwards?.historyAfter ?? Infinity) : -Infinity,
     };
     const items = await readActivities(ctx.client, ctx.settings.activityClassTypes, run, signal);
@@ -87,7 +88,7 @@ export const activitiesCollector = defineCollector<'management', ActivitiesState
       activeKeys: run.running.entries().map(({ key }) => key),
       categories: run.categories,
     };
-    return { samples, histograms, state, items, events: { activities: run.admitted, history: run.counts.first } };
+    return { samples, histograms, state, items, events: { activities: run.admitted, jobs: run.jobs } };
   },
 });
 
@@ -100,9 +101,10 @@ interface Run {
   readonly running: Tally<StateKey>;
   readonly categories: Map<string, CategoryTotals>;
   readonly seen: Set<string>;
-  /** the counted activities, when forwarded */
+  /** the activities to forward (counted, or a first run's history after keptAfter), when forwarded */
   readonly admitted: Activity[] | undefined;
   /** a first run's history before otlp.backfill's reach is not forwarded, so not kept, but for jobs: the forwarder parents tasks by them */
+  readonly jobs: Activity[] | undefined;
   readonly keptAfter: number;
 }
 
@@ -152,7 +154,9 @@ function apply(run: Run, activity: Activity): void {
   const result = activity.result?.status || 'UNKNOWN';
   const taken = run.counts.take(activity.id, completionTime(activity), [classType, activity.category, result], wasActive);
   if (!taken) return;
-  if (classType === 'JOB' || (activity.endTime ?? activity.updateTime) > run.keptAfter) run.admitted?.push(activity);
+  // What counts is forwarded (a first run counts what completed after a failed first attempt, whatever otlp.backfill says).
+  if (taken === 'counted' || (activity.endTime ?? activity.updateTime) > run.keptAfter) run.admitted?.push(activity);
+  else if (classType === 'JOB') run.jobs?.push(activity);
   const key: CategoryKey = [classType, activity.category];
   const id = compositeKey(key);
   const known = run.categories.get(id) ?? { key, bytes: 0, buckets: ACTIVITY_DURATION_BUCKETS.map(() => 0), count: 0, sum: 0 };

@@ -22,7 +22,9 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
       items += page.length;
       for (const entry of page) {
         counts.observe(entry.changedTime);
-        if (counts.take(entry.id, entry.changedTime, [entry.auditType]) && entry.changedTime > keptAfter) admitted?.push(entry);
+        const taken = counts.take(entry.id, entry.changedTime, [entry.auditType]);
+        // what counts is forwarded; history only within otlp.backfill's reach
+        if (taken === 'counted' || (taken === 'history' && entry.changedTime > keptAfter)) admitted?.push(entry);
       }
     }
     const labels = { target: ctx.target.name };
@@ -32,6 +34,6 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
       ...counts.inWindow().samples('dataprotect_audit_events_window', labels, ['audit_type']),
     ];
     const state = counts.finish(ctx.logger, 'audit entries changed');
-    return { samples, state, items, events: { auditEntries: admitted, history: counts.first } };
+    return { samples, state, items, events: { auditEntries: admitted } };
   },
 });

@@ -115,10 +115,14 @@ describe('activities collector', () => {
     // otlp.backfill 2h: older history is not kept, but for the jobs (the forwarder parents their tasks by them)
     const historyAfter = now() - 2 * HOUR;
     const recent = await run(activitiesCollector, sim, h, { forwards: { activities: true, auditEntries: false, historyAfter } });
-    const kept = inWindow.filter((a) => a.classType === 'JOB' || endOf(a) > historyAfter);
-    expect(kept.length).toBeLessThan(inWindow.length);
-    expect(inWindow.filter((a) => a.classType !== 'JOB' && endOf(a) > historyAfter).length).toBeGreaterThan(0);
+    const kept = inWindow.filter((a) => endOf(a) > historyAfter);
+    const jobs = inWindow.filter((a) => a.classType === 'JOB' && endOf(a) <= historyAfter);
+    expect(kept.length + jobs.length).toBeLessThan(inWindow.length);
+    expect(kept.filter((a) => a.classType !== 'JOB').length).toBeGreaterThan(0);
     expect(recent.events?.activities?.map((a) => a.id).sort()).toEqual(kept.map((a) => a.id).sort());
+    // the older jobs only parent their tasks: not sent
+    expect(recent.events?.jobs?.map((a) => a.id).sort()).toEqual(jobs.map((a) => a.id).sort());
+    expect(jobs.length).toBeGreaterThan(0);
     expectGaugesEqual(recent);
     const unforwarded = await run(activitiesCollector, sim, h, { forwards: { activities: false, auditEntries: true, historyAfter: -Infinity } });
     expect(unforwarded.events?.activities).toBeUndefined();
