@@ -38,11 +38,15 @@ function spanStatusOf(result: string): SpanStatus {
   return { code: SpanStatusCode.UNSET };
 }
 
+/**
+ * The end the counters count the activity by (activities.ts: endTime, else start plus duration, else updateTime); one that never
+ * started (failed or canceled while queued: no startTime, and the model requires no duration) is a span of no length at its end.
+ */
 function timesOf(activity: Activity): { start: number; end: number } | undefined {
   const derivedEnd = activity.startTime != null && activity.duration != null ? activity.startTime + activity.duration : undefined;
-  const end = activity.endTime ?? derivedEnd;
-  const start = activity.startTime ?? (end !== undefined && activity.duration != null ? end - activity.duration : undefined);
-  if (start === undefined || end === undefined || end < start) return undefined;
+  const end = activity.endTime ?? derivedEnd ?? activity.updateTime;
+  const start = activity.startTime ?? (activity.duration != null ? end - activity.duration : end);
+  if (end < start) return undefined;
   return { start, end };
 }
 
