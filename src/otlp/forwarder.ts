@@ -109,9 +109,12 @@ export class EstateEventForwarder {
     await Promise.all([this.spans?.shutdown(timeoutMs), this.logs?.shutdown(timeoutMs)]);
   }
 
-  /** Forgets a target that a reload removed (its remembered jobs and waiting tasks). */
+  /** Forgets a target that a reload removed (its remembered jobs and waiting tasks: never sent, so counted lost). */
   removeTarget(target: string): void {
-    for (const tasks of this.targets.get(target)?.waitingTasks.values() ?? []) this.pendingCount -= tasks.length;
+    let lost = 0;
+    for (const tasks of this.targets.get(target)?.waitingTasks.values() ?? []) lost += tasks.length;
+    this.pendingCount -= lost;
+    if (lost > 0) this.onDropped('traces', lost);
     this.targets.delete(target);
     this.reportOutstanding('traces');
   }
