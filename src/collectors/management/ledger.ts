@@ -8,6 +8,9 @@
  *   remembered but not counted, so a restart never replays it), or already counted. After a first run, countFrom is no later
  *   than just past the newest event it read (the service's clock): what is newer was not there yet, even when a service whose
  *   clock is behind the exporter's stamps it before the start.
+ * - A run reads at most `collection.window` (plus the overlap) of the listing's time, as a first run does: after an outage, the
+ *   runs catch up a window at a time (`until`), each read bounded, instead of one read of the whole outage that would pass
+ *   maxListingItems or the time limit, fail, and leave the next run more to read.
  * - The watermark never passes the exporter's clock plus the overlap: one event stamped far ahead (a service clock that jumped,
  *   a corrupt record) would push every later query past the events still appearing. Such an event still counts once.
  */
@@ -41,6 +44,8 @@ export class EventCounts<K extends readonly string[]> {
   readonly first: boolean;
   /** events of this run dated beyond `latest` */
   ahead = 0;
+  /** where this run's read ends (exclusive) when it catches up after an outage; undefined: up to now */
+  readonly until: number | undefined;
   private watermark: number;
   private countFrom: number;
   private readonly seen: Map<string, number>;
@@ -66,6 +71,8 @@ export class EventCounts<K extends readonly string[]> {
     this.seen = new Map(state?.seen);
     this.totals = new Tally(state?.totals);
     for (const { key, times } of state?.window ?? []) this.window.set(this.totals.add(key, 0), times.filter((t) => t >= this.windowStart));
+    const reach = clock.settings.window + WATERMARK_OVERLAP_MS;
+    this.until = now - this.since > reach ? this.since + reach : undefined;
   }
 
   get since(): number {
@@ -103,6 +110,11 @@ export class EventCounts<K extends readonly string[]> {
 
   /** The state for the next run, forgetting ids that can no longer come back inside the overlap; warns of events beyond `latest`. */
   finish(logger: Logger, events: string): CountsState<K> {
+    // Everything before `until` was read: the next run goes on from there.
+    if (this.until !== undefined) {
+      this.watermark = Math.max(this.watermark, this.until);
+      logger.info({ readUntil: new Date(this.until).toISOString() }, `${events}: catching up, a window at a time`);
+    }
     if (this.ahead > 0) {
       const problem =
         "later than the exporter's clock plus the overlap: the service's clock or data is off; the watermark does not follow them";
