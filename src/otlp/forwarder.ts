@@ -82,7 +82,8 @@ export class EstateEventForwarder {
 
   /** Sends what the collectors admitted: they leave out the history before `historyAfter`, and all of a reload's first run. */
   accept(target: string, events: EstateEvents): void {
-    if (this.spans && (events.activities?.length || events.jobs?.length)) this.acceptActivities(target, events.activities ?? [], events.jobs ?? []);
+    const { activities = [], jobs = [] } = events;
+    if (this.spans && (activities.length > 0 || jobs.length > 0)) this.acceptActivities(target, activities, jobs);
     if (this.logs && events.auditEntries?.length) {
       const { resource } = this.stateOf(target);
       const observed = this.now();

@@ -18,7 +18,8 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     // A first run's history before otlp.backfill's reach is not forwarded: not kept either (700,000 entries at 50,000 assets).
     const keptAfter = counts.first ? (ctx.forwards?.historyAfter ?? Infinity) : -Infinity;
     let items = 0;
-    for await (const page of ctx.client.auditLogs({ filter: and(ge('changedTime', new Date(counts.since)), counts.until === undefined ? undefined : lt('changedTime', new Date(counts.until))) }, signal)) {
+    const until = counts.until === undefined ? undefined : lt('changedTime', new Date(counts.until));
+    for await (const page of ctx.client.auditLogs({ filter: and(ge('changedTime', new Date(counts.since)), until) }, signal)) {
       items += page.length;
       for (const entry of page) {
         counts.observe(entry.changedTime);
