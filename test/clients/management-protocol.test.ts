@@ -313,6 +313,26 @@ describe('management client: pages that would be counted wrong', () => {
   });
 });
 
+describe('management client: an item nested deeper than the encoder recurses', () => {
+  // 20,000 levels of arrays: 40 kB of body, valid JSON, in a field no schema names (unknown fields are dropped, not read)
+  const deep = (depth = 20_000): string => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+  const withDeepField = (item: Record<string, unknown>): string => `${JSON.stringify(item).slice(0, -1)},"extension":${deep()}}`;
+
+  it('costs nothing, not the listing: serial and random pages whose first item carries it are read whole', async () => {
+    handler = (url) => {
+      const begin = url.searchParams.get('queryState') === 'BEGIN';
+      const items = begin ? [withDeepField(asset('a')), JSON.stringify(asset('b'))] : [withDeepField(asset('c'))];
+      return { status: 200, body: `{"content":[${items.join(',')}],"page":{"queryState":"${begin ? 'T1' : 'END'}"}}` };
+    };
+    expect((await collectAll(clientWith({}).assets())).map((a) => a.id)).toEqual(['a', 'b', 'c']);
+    handler = (url) => {
+      const page = Number(url.searchParams.get('page'));
+      return { status: 200, body: `{"content":[${withDeepField(policy(`p${page}`))}],"page":{"totalPages":2}}` };
+    };
+    expect((await collectAll(clientWith({}).protectionPolicies())).map((p) => p.id)).toEqual(['p1', 'p2']);
+  });
+});
+
 describe('management client: random pages that count their results but not their pages', () => {
   const pageOf = (url: URL): number => Number(url.searchParams.get('page'));
 

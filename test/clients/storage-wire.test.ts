@@ -256,6 +256,19 @@ describe('StorageClient on the wire', () => {
     ]);
   });
 
+  it('reads a page whose first entry nests an unknown field 20,000 levels deep: it costs neither the entry nor the list', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    handler = withDefaults((req) =>
+      req.url.includes('/alerts')
+        ? { status: 200, raw: `{"alert_list":[{"id":"x1","status":"active","extension":${deep}},{"id":"x2","status":"active"}],"paging_info":{"total_entries":2}}` }
+        : { status: 404 },
+    );
+    await expect(client.activeAlerts({ id: 'aaaa:bbbb', pathId: '0', name: 'dd-solo' })).resolves.toEqual([
+      { id: 'x1', status: 'active' },
+      { id: 'x2', status: 'active' },
+    ]);
+  });
+
   it('reports a login answered without a token as a protocol error', async () => {
     handler = (req) => (req.method === 'POST' ? { status: 201, body: { code: 0 } } : { status: 404 });
     await expect(client.systemDetails()).rejects.toMatchObject({ kind: 'protocol', endpoint: '/rest/v1.0/auth' });
