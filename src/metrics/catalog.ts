@@ -65,7 +65,8 @@ const families = [
   { name: 'dataprotect_asset_last_copy_timestamp_seconds', type: 'gauge', labels: ASSET,
     help: "Time of the asset's newest live copy (lastAvailableCopyTime, or the newest createTime latest-copies names, copies in a " +
       "deletion state left out); absent for an asset with no copy (dataprotect_asset_without_copy says which), or whose latest-copies " +
-      'item was unreadable (a skipped item).' },
+      'item was unreadable (a skipped item) or names a newest copy over 10 minutes later than the exporter\'s clock (logged; a ' +
+      'lastAvailableCopyTime that far ahead is not taken either).' },
   { name: 'dataprotect_asset_without_copy', type: 'gauge', labels: ASSET,
     help: 'One per asset known to have no copy at all; value 1. Absent for an asset with a copy, and for one whose latest-copies ' +
       'item was unreadable: its newest copy is unknown, and it is neither without copy nor within or out of its RPO.' },
@@ -159,7 +160,8 @@ const families = [
   { name: 'dataprotect_storage_alerts', type: 'gauge', labels: ['target', 'system_id', 'severity', 'class'],
     help: 'Active alerts of the storage system.' },
   { name: 'dataprotect_storage_replication_lag_seconds', type: 'gauge', labels: ['target', 'system_id', 'context'],
-    help: 'Now minus syncEpoch, per replication context; absent for a context never synchronised (no or zero syncEpoch).' },
+    help: 'Now minus syncEpoch, per replication context; absent for a context never synchronised (no or zero syncEpoch). A context whose ' +
+      'syncEpoch is over 10 minutes ahead of the exporter\'s clock (no past instant in seconds) is a skipped item.' },
   { name: 'dataprotect_storage_system_collector_success', type: 'gauge', labels: ['target', 'system_id', 'collector'],
     help: "1 when the collector's last successful run read this storage system (a management center's other systems are still " +
       "collected when one fails; when all fail the run fails, and dataprotect_collector_success says so)." },

@@ -79,6 +79,13 @@ export async function readPolicies(ctx: ManagementContext, signal: AbortSignal):
   return uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id).unique;
 }
 
+/**
+ * How far a copy time may be ahead of the exporter's clock and still be taken (the clocks differ a little). Further ahead it is
+ * no copy that has happened (a service clock that jumped, a corrupt record): as the newest copy it would keep the asset within
+ * its RPO until that date, and the out-of-RPO alert could not fire for it.
+ */
+const MAX_COPY_TIME_AHEAD_MS = 10 * 60_000;
+
 /** Every non-deleted asset (serial paging); `policies` name the policies of assets whose answer does not. */
 export async function readAssets(
   ctx: ManagementContext,
@@ -86,8 +93,20 @@ export async function readAssets(
   policies = ctx.shared.get(POLICIES),
 ): Promise<Map<string, AssetRecord>> {
   const assets = new Map<string, AssetRecord>();
+  const latest = ctx.now().getTime() + MAX_COPY_TIME_AHEAD_MS;
+  const ahead: string[] = [];
   for await (const page of ctx.client.assets({}, signal)) {
-    for (const asset of page) if (asset.deleted !== true) assets.set(asset.id, toAssetRecord(asset, policies?.byId));
+    for (const asset of page) {
+      if (asset.deleted === true) continue;
+      // as if the service reported no copy time: latest-copies tells the newest copy instead
+      if (asset.lastAvailableCopyTime != null && asset.lastAvailableCopyTime > latest) ahead.push(asset.id);
+      const copyTime = asset.lastAvailableCopyTime != null && asset.lastAvailableCopyTime <= latest ? asset.lastAvailableCopyTime : null;
+      assets.set(asset.id, toAssetRecord({ ...asset, lastAvailableCopyTime: copyTime }, policies?.byId));
+    }
+  }
+  if (ahead.length > 0) {
+    const message = "assets whose lastAvailableCopyTime is later than the exporter's clock: not taken";
+    ctx.logger.warn({ count: ahead.length, assets: ahead.slice(0, 10) }, `${message}, latest-copies tells their newest copy`);
   }
   return assets;
 }
@@ -134,14 +153,23 @@ export async function newestCopies(
   signal: AbortSignal,
 ): Promise<Map<string, number | null>> {
   const newest = new Map<string, number | null>(ids.map((id) => [id, null]));
+  const latest = ctx.now().getTime() + MAX_COPY_TIME_AHEAD_MS;
+  const ahead = new Set<string>();
   await forEachConcurrent(chunks(ids, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
     const { copies, unreadable } = await ctx.client.latestCopies(batch, signal);
     for (const copy of copies) {
       if (!newest.has(copy.assetId)) continue; // an asset that was not asked for
+      // a newest copy that has not happened: the asset's real newest copy is unknown, not this one nor none
+      if (copy.createTime > latest) ahead.add(copy.assetId);
       const known = newest.get(copy.assetId);
       if (known == null || copy.createTime > known) newest.set(copy.assetId, copy.createTime);
     }
     for (const id of unreadable) newest.delete(id);
   });
+  for (const id of ahead) newest.delete(id);
+  if (ahead.size > 0) {
+    const message = "latest-copies gives assets a newest copy later than the exporter's clock: their newest copy is unknown";
+    ctx.logger.warn({ count: ahead.size, assets: [...ahead].slice(0, 10) }, message);
+  }
   return newest;
 }

@@ -1,8 +1,15 @@
-import { REPLICATION_STATES, type ReplicationContext } from '../../clients/storage/client';
+import { REPLICATION_STATES, systemPath, type ReplicationContext } from '../../clients/storage/client';
+import { countSkippedItem } from '../../clients/run-requests';
 import { stateSet } from '../shared/state-set';
 import { uniqueBy } from '../shared/unique';
 import { defineCollector, type Sample } from '../types';
 import { collectPerSystem, type PerSystemState } from './per-system';
+
+/**
+ * How far a syncEpoch may be ahead of the exporter's clock and still read as lag 0 (the two clocks differ a little). Further ahead it
+ * is no past instant in seconds (milliseconds, a corrupt record): a lag of 0 would say "in sync" and the lag alert could never fire.
+ */
+const MAX_SYNC_AHEAD_SECONDS = 10 * 60;
 
 /** MTree replication contexts per system: lag (now minus syncEpoch) and state. */
 export const replicationContextsCollector = defineCollector<'storage', PerSystemState>({
@@ -22,12 +29,26 @@ export const replicationContextsCollector = defineCollector<'storage', PerSystem
         ctx.logger.warn({ system_id: system.id, duplicates }, 'replication contexts listed twice: keeping the first');
       }
       const nowSeconds = ctx.now().getTime() / 1000;
-      return contexts.flatMap((context) => contextSamples(ctx.target.name, system.id, context, nowSeconds));
+      const endpoint = systemPath('/api/v1', '{id}', 'mtree-replications', ctx.client.spelling.known ?? 'seed').endpoint;
+      return contexts.flatMap((context) => {
+        if (!syncEpochAhead(context, nowSeconds)) return contextSamples(ctx.target.name, system.id, context, nowSeconds);
+        const clock = `the exporter's clock (${Math.floor(nowSeconds)})`;
+        const problem = `syncEpoch ${context.syncEpoch} is later than ${clock}: no past instant in seconds`;
+        countSkippedItem({ endpoint, id: context.id.slice(0, 64), problem, reason: 'invalid_value' });
+        return [];
+      });
     });
   },
 });
 
-/** No lag series for a context never synchronised (no or zero syncEpoch): "now minus 1970" is no lag. A syncEpoch ahead reads as 0. */
+function syncEpochAhead(context: ReplicationContext, nowSeconds: number): boolean {
+  return context.syncEpoch !== undefined && context.syncEpoch > nowSeconds + MAX_SYNC_AHEAD_SECONDS;
+}
+
+/**
+ * No lag series for a context never synchronised (no or zero syncEpoch): "now minus 1970" is no lag. A syncEpoch a little ahead
+ * reads as 0.
+ */
 function contextSamples(target: string, systemId: string, context: ReplicationContext, nowSeconds: number): Sample[] {
   const labels = { target, system_id: systemId, context: context.id };
   const samples: Sample[] = stateSet(REPLICATION_STATES, context.state).map(([state, value]) => ({

@@ -1,6 +1,7 @@
 import { startSimulator, type RunningSimulator } from '../../../simulator';
 import type { StorageClient } from '../../../src/clients/storage/client';
 import { ApiError } from '../../../src/clients/errors';
+import { countingRequests, type RunCount } from '../../../src/clients/run-requests';
 import type { TargetConfig } from '../../../src/config/load';
 import { COLLECTORS } from '../../../src/collectors/registry';
 import { alertsCollector } from '../../../src/collectors/storage/alerts';
@@ -186,6 +187,29 @@ describe.each(['seed', 'product'] as const)('storage collectors against the simu
       } finally {
         sim.estate.storage.setContextSyncEpoch(system.id, 1, undefined);
         sim.estate.storage.setContextState(system.id, 1, 'NORMAL');
+      }
+    });
+
+    it('gives no lag of 0 for a syncEpoch that has not happened (milliseconds, not seconds): the context is skipped and counted', async () => {
+      const system = systems()[0]!;
+      const fourHoursAgoMs = sim.clock.now().getTime() - 4 * 3_600_000;
+      sim.estate.storage.setContextSyncEpoch(system.id, 1, fourHoursAgoMs);
+      try {
+        const count: RunCount = { requests: 0, answers: 0, skipped: [] };
+        const result = await countingRequests(count, () => run(replicationContextsCollector));
+        const labels = { system_id: system.id, context: '1' };
+        // 0 would read "in sync" for a context four hours behind: the lag alert could never fire
+        expect(valueOf(result, 'dataprotect_storage_replication_lag_seconds', labels)).toBeUndefined();
+        expect(count.skipped).toEqual([
+          expect.objectContaining({ endpoint: expect.stringMatching(/\/mtree-replications$/), id: '1', reason: 'invalid_value', problem: expect.stringContaining('syncEpoch') }),
+        ]);
+        // the system's other contexts are read as ever
+        const other = sim.estate.storage.contexts(system.id).find((context) => context.id !== 1)!;
+        expect(valueOf(result, 'dataprotect_storage_replication_lag_seconds', { system_id: system.id, context: String(other.id) })).toBe(
+          sim.clock.now().getTime() / 1000 - other.syncEpoch,
+        );
+      } finally {
+        sim.estate.storage.setContextSyncEpoch(system.id, 1, undefined);
       }
     });
   });
