@@ -6,6 +6,7 @@ import express, { type Request, type Response } from 'express';
 import type { Logger } from 'pino';
 import { CONTENT_TYPE, type MetricsRenderer } from './renderer';
 import { landingPage } from './landing';
+import { joinMembers } from './gzip-join';
 import { pathOf, writeText } from './plain-http';
 import type { SnapshotStore } from '../snapshot/store';
 
@@ -45,7 +46,10 @@ async function writeInTurns(res: Response, chunks: readonly Buffer[]): Promise<v
   res.end(); // uncorks
 }
 
-/** Sends gzip members as they are; a scraper without gzip gets them decompressed as sent, never held whole; one leaving is no fault. */
+/**
+ * Sends the gzip members joined into one (views of them, no copy: browsers, curl and wget read only a body's first member); a scraper
+ * without gzip gets them decompressed as sent, never held whole; one leaving is no fault.
+ */
 async function sendExposition(deps: HttpAppDeps, req: Request, res: Response, target?: string): Promise<void> {
   let chunks: Buffer[];
   try {
@@ -56,9 +60,10 @@ async function sendExposition(deps: HttpAppDeps, req: Request, res: Response, ta
   }
   res.status(200).set({ 'Content-Type': CONTENT_TYPE, Vary: 'Accept-Encoding' });
   if (req.acceptsEncodings('gzip', 'identity') === 'gzip') {
-    const length = chunks.reduce((sum, chunk) => sum + chunk.length, 0);
+    const member = joinMembers(chunks);
+    const length = member.reduce((sum, chunk) => sum + chunk.length, 0);
     res.set({ 'Content-Encoding': 'gzip', 'Content-Length': String(length) });
-    return writeInTurns(res, chunks);
+    return writeInTurns(res, member);
   }
   pipeline(Readable.from(chunks), createGunzip(), res, (error) => {
     if (error && error.code !== 'ERR_STREAM_PREMATURE_CLOSE') deps.logger.error({ err: error }, 'decompressing the exposition failed');

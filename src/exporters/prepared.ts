@@ -7,23 +7,44 @@
  * to be promoted to the old generation of the collection thread's heap.
  */
 import { isMainThread } from 'node:worker_threads';
-import { gzipSync as nativeGzipSync } from 'node:zlib';
-import { gzipSync as scriptGzipSync } from 'fflate';
+import { constants, deflateRawSync } from 'node:zlib';
+import { Deflate } from 'fflate';
 import type { HistogramSample, Labels, Sample } from '../collectors/types';
 import { metricFamily, type MetricFamily } from '../metrics/catalog';
 import type { ReadyResult } from '../snapshot/store';
 import { formatHistogram, formatLabels, formatValue } from './format';
 import { fnv1aUtf16 } from '../util/fnv1a';
+import { joinMembers, joinableMember } from './gzip-join';
 
 /**
- * Bytes as one gzip member, at level 1: 2 MB instead of 20 MB a scrape, at the least CPU. Concatenated members are one valid gzip stream
- * (RFC 1952; Go's and Node's readers read every member). fflate in the collection thread, which is ended at any instruction: ending a
- * thread inside a node:zlib handle's construction aborts the process (docs/performance.md). The main thread keeps node:zlib, faster.
+ * Bytes as one joinable gzip member (gzip-join.ts), at level 1: 2 MB instead of 20 MB a scrape, at the least CPU. A scrape sends its
+ * members joined into one: browsers, curl and wget read only the first member of a body. fflate in the collection thread, which is ended
+ * at any instruction: ending a thread inside a node:zlib handle's construction aborts the process (docs/performance.md); node:zlib's
+ * crc32 makes no handle. The main thread keeps node:zlib's deflate, faster.
  */
 export function gzipMember(bytes: Uint8Array): Buffer {
-  if (isMainThread) return nativeGzipSync(bytes, { level: 1 });
-  const member = scriptGzipSync(bytes, { level: 1 });
-  return Buffer.from(member.buffer, member.byteOffset, member.byteLength);
+  if (isMainThread) return joinableMember([deflateRawSync(bytes, { level: 1, finishFlush: constants.Z_SYNC_FLUSH })], bytes);
+  const deflated: Uint8Array[] = [];
+  const deflate = new Deflate({ level: 1 }, (chunk) => void deflated.push(chunk.slice()));
+  deflate.push(bytes, false);
+  deflate.flush(false);
+  deflated.push(emptyStoredBlock(deflate));
+  return joinableMember(deflated, bytes);
+}
+
+/**
+ * The sync flush's empty stored block after fflate's flush(false), from the bits it left pending. fflate 0.8.3's own flush(true) writes
+ * that block at a wrong bit position whenever the pending byte is not zero (an undecodable member); its state keeps the pending byte above
+ * the 3 bits of the position.
+ */
+function emptyStoredBlock(deflate: Deflate): Uint8Array {
+  const pending = (deflate as unknown as { s?: { r?: unknown } }).s?.r;
+  if (typeof pending !== 'number') throw new Error('fflate no longer keeps its pending bits where gzipMember reads them');
+  const position = pending & 7;
+  const byte = pending >> 3;
+  // 3 header bits of zero (not final, stored), padding to the byte boundary, then LEN 0 and NLEN 0xffff
+  if (position === 0) return Uint8Array.of(0, 0, 0, 0xff, 0xff);
+  return position <= 5 ? Uint8Array.of(byte, 0, 0, 0xff, 0xff) : Uint8Array.of(byte, 0, 0, 0, 0xff, 0xff);
 }
 
 /** A family's first chunk of text; each next one is twice as large, up to LARGEST_CHUNK, so small families stay small. */
@@ -67,13 +88,17 @@ export class ResultWriter {
 
   finish(): ReadyResult {
     const texts = [...this.families];
-    for (const [, text] of texts) text.flush();
+    // Each family's members joined into one, so that a scrape joins whole families without looking into them.
+    const joined = texts.map(([family, text]): [string, Buffer[]] => {
+      text.flush();
+      return [family, joinMembers(text.members)];
+    });
     // A buffer of its own (not a slice of Node's shared pool): it is transferred whole to the serving thread.
-    const bytes = new Uint8Array(new ArrayBuffer(texts.reduce((sum, [, text]) => text.members.reduce((n, m) => n + m.length, sum), 0)));
+    const bytes = new Uint8Array(new ArrayBuffer(joined.reduce((sum, [, pieces]) => pieces.reduce((n, m) => n + m.length, sum), 0)));
     let offset = 0;
-    const families = texts.map(([family, text]): [string, number, number] => {
+    const families = joined.map(([family, pieces]): [string, number, number] => {
       const start = offset;
-      for (const member of text.members) {
+      for (const member of pieces) {
         bytes.set(member, offset);
         offset += member.length;
       }
