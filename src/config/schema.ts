@@ -4,7 +4,7 @@ import { z } from 'zod';
 import cron from 'node-cron';
 import { formatBytes, parseBytes } from '../util/bytes';
 import { Secret } from '../util/secret';
-import { bcryptCost, isBcryptHash } from '../util/bcrypt-hash';
+import { bcryptCost, isBcryptHash, unverifiableBcryptHash } from '../util/bcrypt-hash';
 import { readNamedFile } from './yaml-file';
 
 /** A value as a problem quotes it: a string in quotes, a scalar as YAML writes it (an empty key is null), never a whole mapping. */
@@ -173,6 +173,11 @@ const basicAuthPassword = z
   .transform((value, ctx) => {
     if (typeof value !== 'string') return secretFile(value.passwordFile, ['passwordFile'], ctx) ?? z.NEVER;
     const brokenHash = /^\$2[abxy]?\$/.test(value) && !isBcryptHash(value);
+    const unverifiable = isBcryptHash(value) ? unverifiableBcryptHash(value) : undefined;
+    if (unverifiable) {
+      ctx.addIssue({ code: 'custom', message: unverifiable });
+      return z.NEVER;
+    }
     if (!brokenHash) return new Secret(value);
     ctx.addIssue({ code: 'custom', message: 'looks like a bcrypt hash but is not a complete one ($2y$NN$ and 53 characters)' });
     return z.NEVER;

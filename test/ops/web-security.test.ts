@@ -151,6 +151,25 @@ describe('basic auth', () => {
     // The password is a Secret: it never prints.
     expect(JSON.stringify(config({ basicAuthUsers: { prometheus: 'plain' } }).web)).not.toContain('plain');
   });
+
+  it('refuses a bcrypt hash no bcrypt verifies (cost outside 4 to 31, revision other than a, b, y), naming the field', async () => {
+    const tail = bcrypt.hashSync('scrape-me', 4).slice(7); // salt and digest
+    // Accepted, such a hash would refuse its user's right password forever, and at a cost above 31 the decoy of every refusal would be
+    // a comparison of 2^31 rounds: the bcrypt thread busy for days, every login past its queue answered 503.
+    expect(await checkCredentials({ prometheus: new Secret(`$2y$45$${tail}`) }, 'prometheus', 'scrape-me')).toBe('refused');
+    for (const prefix of ['$2y$45$', '$2y$03$', '$2y$00$', '$2x$04$', '$2$04$']) {
+      let problems: string[] = [];
+      try {
+        config({ basicAuthUsers: { prometheus: `${prefix}${tail}` } });
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        problems = error.problems;
+      }
+      expect({ prefix, problems }).toEqual({ prefix, problems: [expect.stringMatching(/^web\.basicAuthUsers\.prometheus: .*bcrypt/)] });
+      expect(problems.join()).not.toContain(tail);
+    }
+    for (const prefix of ['$2a$04$', '$2b$04$', '$2y$04$']) expect(() => config({ basicAuthUsers: { prometheus: `${prefix}${tail}` } })).not.toThrow();
+  });
 });
 
 describe('basic auth under a flood of bad logins', () => {
