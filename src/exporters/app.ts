@@ -86,7 +86,11 @@ export function createHttpApp(deps: HttpAppDeps): RequestListener {
       const message = elsewhere
         ? `target "${target}" is collected by shard ${elsewhere.shard}, ` +
           `not by this replica (shard ${elsewhere.ownShard}): probe that replica\n`
-        : target ? `unknown target "${target}"\n` : 'missing ?target=NAME\n';
+        : target
+          ? `unknown target "${target}"\n`
+          : Array.isArray(req.query.target)
+            ? 'one ?target=NAME, not several\n'
+            : 'missing ?target=NAME\n';
       return writeText(res, 400, message);
     }
     void sendExposition(deps, req, res, target);

@@ -66,6 +66,7 @@ describe('/probe?target=NAME', () => {
         expect([query, response.status]).toEqual([query, 400]);
       }
       expect(await (await fetch(`${base}/probe?target=nope`)).text()).toBe('unknown target "nope"\n');
+      expect(await (await fetch(`${base}/probe?target=backup-prod&target=dd-center`)).text()).toBe('one ?target=NAME, not several\n');
     } finally {
       await exporter.stop();
     }
