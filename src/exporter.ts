@@ -9,6 +9,7 @@ import { MetricsRenderer } from './exporters/renderer';
 import { createHttpApp } from './exporters/app';
 import { closeServer, listen } from './exporters/listener';
 import { readTlsPair } from './config/tls-pair';
+import { TlsRenewal } from './exporters/tls-renewal';
 import { basicAuthGuard, sharedBcryptWorker } from './exporters/auth';
 import { CollectionHost } from './collection/host';
 import { ownedTargetNames, shardAssignment } from './scheduler/sharding';
@@ -35,6 +36,8 @@ export class Exporter {
   /** the settings read only at start (web.port, web.tls on or off...) come from it */
   private readonly startedConfig: ExporterConfig;
   private readonly tracing: Tracing | undefined;
+  private readonly tlsPollMs: number | undefined;
+  private tlsRenewal: TlsRenewal | undefined;
 
   constructor(
     config: ExporterConfig,
@@ -48,10 +51,13 @@ export class Exporter {
       inThread?: boolean;
       /** the traces src/main.ts started: the collection thread sends the same, and the stop sends the last ones */
       tracing?: Tracing;
+      /** how often web.tls's files are looked at for a renewed certificate (tests) */
+      tlsPollMs?: number;
     } = {},
   ) {
     this.config = this.startedConfig = config;
     this.tracing = options.tracing;
+    this.tlsPollMs = options.tlsPollMs;
     this.selfMetrics = new SelfMetrics(options);
     // The configuration it is given is validated and applied: the first successful load.
     this.selfMetrics.recordConfigLoad(true, options.now?.() ?? new Date());
@@ -87,6 +93,11 @@ export class Exporter {
     // The bcrypt thread starts now, not at the first login: the first logins (a flood, as likely as a scraper) then do not wait for it.
     if (web.basicAuthUsers) sharedBcryptWorker.start();
     this.server = await listen(app, web);
+    if (web.tls) {
+      const server = this.server as HttpsServer;
+      this.tlsRenewal = new TlsRenewal((pair) => server.setSecureContext(pair), this.logger, this.tlsPollMs);
+      this.tlsRenewal.follow(web.tls);
+    }
     this.logger.info({ address: this.address() }, 'listening');
     const { shard, shards } = shardAssignment(this.config);
     this.logger.info({ shard, shards, targets: ownedTargetNames(this.config) }, 'targets this replica collects');
@@ -109,6 +120,7 @@ export class Exporter {
     await this.selfMetrics.countTargets(ownedTargetNames(next));
     const change = await this.runtime.applyConfig(next);
     if (tls) (this.server as HttpsServer).setSecureContext(tls);
+    if (next.web.tls) this.tlsRenewal?.follow(next.web.tls);
     const needRestart = START_ONLY_SETTINGS.filter(([, read]) => read(next) !== read(this.startedConfig)).map(([name]) => name);
     if (needRestart.length > 0) this.logger.warn({ settings: needRestart }, 'changed settings take effect at the next restart');
     return change;
@@ -116,6 +128,7 @@ export class Exporter {
 
   /** Stops serving and collecting, then sends the last spans, within the deadline; what it cut short is in `deadline.cutShort`. */
   async stop(deadline = new StopDeadline()): Promise<void> {
+    this.tlsRenewal?.stop();
     let collectionCutShort: string[] = [];
     const collection = this.runtime.stop(deadline.budgetMs()).then((steps) => (collectionCutShort = steps));
     await Promise.all([

@@ -13,6 +13,7 @@ import { ConfigError, parseConfig, type ExporterConfig } from '../../src/config/
 import { Exporter } from '../../src/exporter';
 import bcrypt from 'bcryptjs';
 import express from 'express';
+import pino from 'pino';
 import type { AddressInfo } from 'node:net';
 import { basicAuthGuard, checkCredentials, parseBasicAuth } from '../../src/exporters/auth';
 import { BcryptWorker, type BcryptVerifier } from '../../src/exporters/bcrypt-worker';
@@ -20,6 +21,7 @@ import { generateSelfSignedCert } from '../../simulator/core/tls';
 import { Secret } from '../../src/util/secret';
 import { silentLogger } from '../support/collect';
 import { constantCollector } from '../support/fakes';
+import { eventually } from '../support/cli-process';
 
 let dir: string;
 
@@ -399,6 +401,39 @@ describe('TLS', () => {
       expect(await presentedFingerprint(port)).toBe(new X509Certificate(second.cert).fingerprint256);
     } finally {
       await trustFirst.close();
+      await exporter.stop();
+    }
+  });
+
+  it('serves a certificate renewed in its files without a reload; a pair that does not match keeps the one served', async () => {
+    const first = await generateSelfSignedCert();
+    const renewDir = mkdtempSync(join(dir, 'renew-'));
+    const certFile = join(renewDir, 'tls.crt');
+    const keyFile = join(renewDir, 'tls.key');
+    writeFileSync(certFile, first.cert);
+    writeFileSync(keyFile, first.key);
+    const web = { tls: { certFile, keyFile } };
+    const lines: Array<{ msg?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line) as { msg?: string }) });
+    const logged = (msg: string): boolean => lines.some((line) => line.msg === msg);
+    const exporter = new Exporter(config(web), logger, { collectorsFor: () => [collector], processMetrics: false, tlsPollMs: 20 });
+    await exporter.start();
+    try {
+      const port = Number(new URL(exporter.address()).port);
+      const fingerprint = (cert: string): string => new X509Certificate(cert).fingerprint256;
+      expect(await presentedFingerprint(port)).toBe(fingerprint(first.cert));
+
+      // A certificate without its key yet (or a key of another): not taken, the first stays.
+      const second = await generateSelfSignedCert();
+      writeFileSync(certFile, second.cert);
+      await eventually(() => logged('the changed TLS files are not used: the certificate served stays'), 10_000, 'the refusal');
+      expect(await presentedFingerprint(port)).toBe(fingerprint(first.cert));
+
+      // Its key follows (cert-manager's renewal, a new Secret): new connections get it, with no reload.
+      writeFileSync(keyFile, second.key);
+      await eventually(() => logged('the TLS files changed: new connections get the new certificate'), 10_000, 'the renewal');
+      expect(await presentedFingerprint(port)).toBe(fingerprint(second.cert));
+    } finally {
       await exporter.stop();
     }
   });
