@@ -21,6 +21,8 @@ import { assignShards } from '../../src/scheduler/sharding';
 import { dashboardFiles, loadDashboard, queriesOf } from '../dashboards/dashboards';
 import { allRules } from '../rules/rules-files';
 import { clientFor, runCollector, samplesNamed, simulatorTarget } from '../support/collect';
+import { spawnCli, writeConfig } from '../support/cli-process';
+import { testRules } from '../rules/promtool';
 
 const ROOT = join(__dirname, '..', '..');
 const read = (file: string): string => readFileSync(join(ROOT, file), 'utf8');
@@ -178,4 +180,87 @@ describe('npm run bench', () => {
     expect(wrong.stderr).toMatch(/^unknown option --bogus\nusage: /);
     expect(wrong.stderr).not.toMatch(/^\s+at /m);
   });
+});
+
+// A --once run starts with no history (failures_total 1, no last success when it fails) and runs at the timer's
+// pace, not its schedule's: the shipped DataProtectCollectorFailing and DataProtectProtectionUnmonitored cannot fire
+// on what textfile mode writes, and DataProtectCollectorDataStale fires between the runs of a collector scheduled
+// more often than the timer. The Textfile mode section must give the rules that do fit, and say how to keep the
+// stale-data alert quiet.
+describe('textfile mode and the alerts on its files', () => {
+  const TIMER_MINUTES = 15;
+  const HOURS = 2;
+  let sim: RunningSimulator;
+  let dir: string;
+  beforeAll(async () => {
+    sim = await startSimulator({ seed: 5, size: { assets: 5, auditEntries: 5, activitiesPerDay: 5, auditEntriesPerDay: 5 } });
+    dir = mkdtempSync(join(tmpdir(), 'dp-textfile-alerts-'));
+  });
+  afterAll(async () => {
+    await sim.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The file of one real --once run: a User-role account, whose cloud-dr-sessions collector is refused (403) at every run. */
+  async function onceFile(schedule: string): Promise<string> {
+    const config = join(dir, 'config.yaml');
+    const output = join(dir, 'dataprotect.prom');
+    const collectors = Object.fromEntries(
+      ['assets', 'latest-copies', 'copy-metrics', 'copies', 'activities', 'audit-logs', 'protection-policies', 'compliance', 'inventory-sources']
+        .map((name) => [name, { enabled: false }]),
+    );
+    const target = { name: 'm', kind: 'management', url: sim.urls.management, username: 'monitor', password: '${SIM_PASSWORD}', maxAttempts: 1 };
+    writeConfig(config, [{ ...target, collectors: { ...collectors, alerts: { schedule }, 'cloud-dr-sessions': { schedule } } }]);
+    const cli = spawnCli(['--config', config, '--once', '--output', output], { SIM_PASSWORD: sim.password });
+    expect(await cli.exited).toBe(1);
+    return readFileSync(output, 'utf8');
+  }
+
+  /** The collector's series of the file as Prometheus scrapes them every minute from node_exporter, the timer writing a new file every TIMER_MINUTES (each run at its own time). */
+  function inputSeries(file: string, collector: string): Array<{ series: string; values: string }> {
+    const families = ['success', 'last_success_timestamp_seconds', 'failures_total', 'schedule_interval_seconds'];
+    return families.flatMap((family) => {
+      const line = file.split('\n').find((text) => text.startsWith(`dataprotect_collector_${family}{target="m",collector="${collector}"}`));
+      if (line === undefined) return [];
+      const [series, value] = line.split(' ') as [string, string];
+      const values = Array.from({ length: HOURS * 60 + 1 }, (_, minute) =>
+        family === 'last_success_timestamp_seconds' ? String(Math.floor(minute / TIMER_MINUTES) * TIMER_MINUTES * 60) : value,
+      );
+      return [{ series, values: values.join(' ') }];
+    });
+  }
+
+  async function firing(file: string, collector: string, documented: string): Promise<string[]> {
+    const rulesFile = join(dir, 'textfile.rules.yml');
+    writeFileSync(rulesFile, documented);
+    const alerts = [...new Set(allRules().alerts.map((rule) => rule.alert)), ...(parse(documented) as { groups: Array<{ rules: Array<{ alert?: string }> }> }).groups.flatMap((group) => group.rules.map((rule) => rule.alert ?? ''))];
+    const fired: string[] = [];
+    for (const alertname of alerts.filter((name) => name !== '' && name !== 'DataProtectExporterAbsent')) {
+      const testFile = join(dir, 'textfile.test.yml');
+      // evaluated a minute before a run, when the file is the oldest it gets
+      const tests = {
+        rule_files: [join(ROOT, 'alerts', 'dataprotect.rules.yml'), rulesFile],
+        evaluation_interval: '1m',
+        tests: [{ interval: '1m', input_series: inputSeries(file, collector), alert_rule_test: [{ eval_time: `${HOURS * 60 - 1}m`, alertname, exp_alerts: [] }] }],
+      };
+      writeFileSync(testFile, JSON.stringify(tests));
+      const run = await testRules([testFile], dir);
+      if (run.code !== 0) fired.push(alertname);
+    }
+    return fired;
+  }
+
+  it("operations.md's rules alert on a collector that fails at every run, and nothing fires on a healthy one", async () => {
+    const textfile = section(read('docs/operations.md'), '## Textfile mode');
+    const block = /^( *)```yaml\n(\1groups:[\s\S]*?)\1```/m.exec(textfile);
+    const documented = block?.[2]?.split('\n').map((line) => line.slice((block[1] as string).length)).join('\n');
+    expect(documented).toBeDefined();
+    const schedule = /`collectors\.<name>\.schedule`[^`]*`([^`]+)`/.exec(textfile)?.[1];
+    expect(schedule).toBe(`*/${TIMER_MINUTES} * * * *`);
+    const file = await onceFile(schedule as string);
+    expect(file).toContain('dataprotect_collector_success{target="m",collector="cloud-dr-sessions"} 0');
+    expect(file).toContain('dataprotect_collector_success{target="m",collector="alerts"} 1');
+    expect(await firing(file, 'cloud-dr-sessions', documented as string)).toEqual(['DataProtectTextfileCollectorFailing']);
+    expect(await firing(file, 'alerts', documented as string)).toEqual([]);
+  }, 120_000);
 });
