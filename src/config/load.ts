@@ -54,13 +54,22 @@ function targetListProblems(raw: unknown, known: KnownCollectors | undefined): s
   return problems;
 }
 
+/** The field a problem names (`web.port: ...`). */
+function fieldOf(problem: string): string {
+  return problem.slice(0, problem.indexOf(': '));
+}
+
 /** Validates an already parsed document (YAML or object); throws ConfigError listing every problem. */
 export function parseConfig(raw: unknown, options: { env?: NodeJS.ProcessEnv; knownCollectors?: KnownCollectors } = {}): ExporterConfig {
   const problems: string[] = [];
   const substituted = substituteEnvDeep(raw ?? {}, options.env ?? process.env, [], problems);
+  // A field whose variable is unset keeps its ${VAR} text: the schema's objection to that text would be a second,
+  // misleading message for the same field ("${SHARDS}" must be a whole number).
+  const unsetFields = new Set(problems.map(fieldOf));
   problems.push(...targetListProblems(substituted, options.knownCollectors));
   const checked = check(configSchema, substituted, { whole: '(root)' });
-  if (!checked.ok || problems.length > 0) throw new ConfigError([...problems, ...(checked.ok ? [] : checked.problems)]);
+  const schemaProblems = checked.ok ? [] : checked.problems.filter((problem) => !unsetFields.has(fieldOf(problem)));
+  if (!checked.ok || problems.length > 0) throw new ConfigError([...problems, ...schemaProblems]);
   return checked.value;
 }
 

@@ -169,6 +169,22 @@ targets:
     expect(problems.length).toBeGreaterThanOrEqual(11);
   });
 
+  // The shipped ConfigMap takes sharding from the workload's environment: a pod (or a copy run elsewhere) without it
+  // must read one message per field, the variable's name, not a second one calling the variable's name a bad number.
+  it('reports an unset ${VAR} once per field, whatever the field takes', () => {
+    const raw = {
+      collection: { staleAfter: '${STALE_AFTER}' },
+      sharding: { shards: '${DATAPROTECT_SHARDS}', index: '${DATAPROTECT_SHARD_INDEX}' },
+      targets: [{ ...minimalTarget, maxResponseBytes: '${MAX_BYTES}' }],
+    };
+    expect(problemsOf(() => parseConfig(raw, { env: {} })).sort()).toEqual([
+      'collection.staleAfter: environment variable STALE_AFTER is not set',
+      'sharding.index: environment variable DATAPROTECT_SHARD_INDEX is not set',
+      'sharding.shards: environment variable DATAPROTECT_SHARDS is not set',
+      'targets[0].maxResponseBytes: environment variable MAX_BYTES is not set',
+    ]);
+  });
+
   it('rejects unknown keys and unknown collectors', () => {
     expect(problemsOf(() => parseConfig({ targets: [{ ...minimalTarget, pasword: 'x' }] })).join('\n')).toMatch(/targets\[0\]: Unrecognized key.*pasword/);
     expect(
