@@ -32,6 +32,8 @@ export interface CountsState<K extends readonly string[]> {
   readonly totals: ReadonlyArray<TallyEntry<K>>;
   /** the times of the events taken inside the window, by label set: numbers alone, which V8 keeps unboxed (8 bytes an event) */
   readonly window: ReadonlyArray<{ readonly key: K; readonly times: readonly number[] }>;
+  /** the newest event time read (the service's clock) and the exporter's clock of that run: what the service's clock is at least */
+  readonly serviceClock?: { readonly exporterAt: number; readonly serviceAt: number };
 }
 
 /**
@@ -48,6 +50,12 @@ export class EventCounts<K extends readonly string[]> {
   readonly until: number | undefined;
   private watermark: number;
   private countFrom: number;
+  /** the exporter's clock of this run */
+  private readonly now: number;
+  /** what the service's clock is at least now (the newest event an earlier run read, plus the time since): undefined when unknown */
+  private readonly serviceFloor: number | undefined;
+  /** the newest event time this run read (bounded by `latest`) */
+  private newest = Number.NEGATIVE_INFINITY;
   private readonly seen: Map<string, number>;
   /** the latest time the watermark may take */
   private readonly latest: number;
@@ -71,8 +79,13 @@ export class EventCounts<K extends readonly string[]> {
     this.seen = new Map(state?.seen);
     this.totals = new Tally(state?.totals);
     for (const { key, times } of state?.window ?? []) this.window.set(this.totals.add(key, 0), times.filter((t) => t >= this.windowStart));
+    this.now = now;
+    const known = state?.serviceClock;
+    this.serviceFloor = known ? known.serviceAt + Math.max(0, now - known.exporterAt) : undefined;
+    // Behind by the service's clock where a run has seen it: a service whose clock is behind the exporter's by more than the window
+    // is not an outage, and a read up to `until` must not move the watermark past what the service has stamped yet.
     const reach = clock.settings.window + WATERMARK_OVERLAP_MS;
-    this.until = now - this.since > reach ? this.since + reach : undefined;
+    this.until = (this.serviceFloor ?? now) - this.since > reach ? this.since + reach : undefined;
   }
 
   get since(): number {
@@ -83,6 +96,7 @@ export class EventCounts<K extends readonly string[]> {
   observe(time: number): void {
     if (time > this.latest) this.ahead += 1;
     const bounded = Math.min(time, this.latest);
+    if (bounded > this.newest) this.newest = bounded;
     if (bounded > this.watermark) this.watermark = bounded;
   }
 
@@ -111,8 +125,12 @@ export class EventCounts<K extends readonly string[]> {
   /** The state for the next run, forgetting ids that can no longer come back inside the overlap; warns of events beyond `latest`. */
   finish(logger: Logger, events: string): CountsState<K> {
     // Everything before `until` was read: the next run goes on from there.
+    // The service's clock is at least the newest event a read up to now (or a first run) saw, plus the time since: `until` by the
+    // exporter's clock alone may be in the service's future. A later catch-up's newest event says only where its read stopped.
+    const seenNow = this.until === undefined || this.first ? this.newest : Number.NEGATIVE_INFINITY;
+    const serviceAt = Math.max(seenNow, this.serviceFloor ?? Number.NEGATIVE_INFINITY);
     if (this.until !== undefined) {
-      this.watermark = Math.max(this.watermark, this.until);
+      this.watermark = Math.max(this.watermark, Number.isFinite(serviceAt) ? Math.min(this.until, serviceAt) : this.until);
       logger.info({ readUntil: new Date(this.until).toISOString() }, `${events}: catching up, a window at a time`);
     }
     if (this.ahead > 0) {
@@ -126,6 +144,8 @@ export class EventCounts<K extends readonly string[]> {
     this.countFrom = Math.max(this.countFrom, this.watermark - WATERMARK_OVERLAP_MS);
     for (const [id, time] of this.seen) if (time < this.countFrom) this.seen.delete(id);
     const { watermark, countFrom, seen } = this;
-    return { watermark, countFrom, seen, totals: this.totals.entries(), window: [...this.window].map(([key, times]) => ({ key, times })) };
+    const window = [...this.window].map(([key, times]) => ({ key, times }));
+    const serviceClock = Number.isFinite(serviceAt) ? { exporterAt: this.now, serviceAt } : undefined;
+    return { watermark, countFrom, seen, totals: this.totals.entries(), window, ...(serviceClock ? { serviceClock } : {}) };
   }
 }
