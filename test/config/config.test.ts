@@ -205,6 +205,16 @@ targets:
     ]);
   });
 
+  // HTTP Basic (RFC 7617) splits user:password at the first colon: the plugin would read another user and answer 401, which reads
+  // as a wrong password. The token APIs send the user name in a JSON body, where a colon is only a character.
+  it('refuses a replication user name with a colon, naming the field', () => {
+    const replication = { ...minimalTarget, name: 'rp', kind: 'replication', username: 'corp:admin' };
+    expect(problemsOf(() => parseConfig({ targets: [replication] }))).toEqual([
+      'targets[0].username: HTTP Basic (the replication plugin) cannot send a user name with a colon',
+    ]);
+    expect(parseConfig({ targets: [{ ...minimalTarget, username: 'corp:admin' }] }).targets[0]!.username).toBe('corp:admin');
+  });
+
   it('reads passwordFile and reports an unreadable one', () => {
     const config = parseConfig({ targets: [{ ...minimalTarget, password: undefined, passwordFile: file('pw', 's3cret\n') }] });
     expect(config.targets[0]!.password.reveal()).toBe('s3cret');
