@@ -4,6 +4,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { ProblemKind } from '../util/validation';
+import type { SingleFlight } from '../util/single-flight';
 
 /** A listing item left out for failing its checks: what names it, never the item itself. */
 export interface SkippedItem {
@@ -47,12 +48,19 @@ export function countAnswer(): void {
  * Counts a wait on requests another run sent (a shared login, a storage discovery), answered when that work is: a run its limit ends
  * while it waits on a source that hangs met that source, whichever run happened to start the work.
  */
-export async function waitingOnShared<T>(work: Promise<T>): Promise<T> {
+async function waitingOnShared<T>(work: Promise<T>): Promise<T> {
   const count = currentRun.getStore();
   if (count) count.sharedWaits = (count.sharedWaits ?? 0) + 1;
   const value = await work;
   countAnswer();
   return value;
+}
+
+/** `flight`'s result for this run's wait: work another run (or request) already started counts as a wait on it (waitingOnShared). */
+export function sharedFlight<T>(flight: SingleFlight<T>, signal: AbortSignal | undefined, abortError: () => Error): Promise<T> {
+  const joining = flight.busy;
+  const work = flight.run(signal, abortError);
+  return joining ? waitingOnShared(work) : work;
 }
 
 /** Adds a skipped item to the run it is part of (outside a run it is left out all the same). */

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { ApiError } from './errors';
 import type { HttpRequest, HttpResponse } from './http';
 import { errorForStatus } from './response';
-import { waitingOnShared } from './run-requests';
+import { sharedFlight } from './run-requests';
 import type { Redactor } from '../util/secret';
 import { SingleFlight } from '../util/single-flight';
 
@@ -52,10 +52,8 @@ export class TokenSession {
     if (current && this.clock() < current.renewAt) return current.value;
     const waitEnded = (): ApiError =>
       new ApiError('aborted', this.options.loginEndpoint, 'aborted by the collector time limit while waiting for the login');
-    // A login another request started counts as this run's request too (run-requests.ts): its run may have ended long ago.
-    const sharing = this.login.busy;
-    const login = this.login.run(signal, waitEnded);
-    return (await (sharing ? waitingOnShared(login) : login)).value;
+    // A login another request started is this run's wait on the source too (run-requests.ts): its run may have ended long ago.
+    return (await sharedFlight(this.login, signal, waitEnded)).value;
   }
 
   /** The API refused `token` (401): forget it, unless a newer token already replaced it (another request saw the same 401 first). */

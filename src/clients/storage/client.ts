@@ -26,7 +26,7 @@ import {
 } from './schemas';
 import type { TokenApi } from '../token-session';
 import { SingleFlight } from '../../util/single-flight';
-import { waitingOnShared } from '../run-requests';
+import { sharedFlight } from '../run-requests';
 
 export * from './schemas';
 export { systemPath, type ResourcePath } from './paths';
@@ -84,10 +84,8 @@ export class StorageClient extends ApiClient {
     if (cached && Date.now() - cached.atMs < DISCOVERY_TTL_MS) return cached.value;
     const abortError = (): ApiError =>
       new ApiError('aborted', '/rest/v1.0/store-systems', 'aborted by the collector time limit while waiting for the system discovery');
-    // A discovery another run started counts as this run's request too (run-requests.ts).
-    const sharing = this.discovery.busy;
-    const discovery = this.discovery.run(signal, abortError);
-    return sharing ? waitingOnShared(discovery) : discovery;
+    // A discovery another run started is this run's wait on the source too (run-requests.ts).
+    return sharedFlight(this.discovery, signal, abortError);
   }
 
   /** GET /rest/v1.0/system: the server itself (on a management center, the center). */
