@@ -33,7 +33,7 @@ export type ExportFailureLog = (fields: Record<string, unknown>, message: string
 const EXPORT_FAILURE_LOG_INTERVAL_MS = 60_000;
 
 /**
- * Reports failed exports, silent otherwise (a wrong endpoint looked like "no traces"): the first at once, then a line a minute with
+ * Reports failed exports, silent otherwise (a wrong endpoint would look like "no traces"): the first at once, then a line a minute with
  * what was lost since the last one, told at the first export a minute on (failed or not: the endpoint may have recovered) or at shutdown.
  */
 export class ReportingSpanExporter implements SpanExporter {

@@ -147,7 +147,11 @@ const targetSettings = z
       [!!target.storageMode && target.kind !== 'storage', 'storageMode', 'only applies to targets of kind storage'],
       [!!target.apiSpelling && target.kind === 'management', 'apiSpelling', 'only applies to targets of kind storage or replication'],
       // RFC 7617: Basic splits user:password at the first colon, so the plugin would read another user and answer 401.
-      [target.kind === 'replication' && target.username.includes(':'), 'username', 'HTTP Basic (the replication plugin) cannot send a user name with a colon'],
+      [
+        target.kind === 'replication' && target.username.includes(':'),
+        'username',
+        'HTTP Basic (the replication plugin) cannot send a user name with a colon',
+      ],
     ];
     for (const [wrong, field, message] of rules) if (wrong) ctx.addIssue({ code: 'custom', path: [field], message });
   }, {

@@ -80,7 +80,7 @@ export class EstateEventForwarder {
     /* eslint-enable @typescript-eslint/no-require-imports */
   }
 
-  /** Sends what the collectors admitted: they leave out the history before `historyAfter`, and all of a reload's first run. */
+  /** Sends what the collectors admitted: they leave out the history before `historyAfter`, and all history a reload's first run reads. */
   accept(target: string, events: EstateEvents): void {
     const { activities = [], jobs = [] } = events;
     if (this.spans && (activities.length > 0 || jobs.length > 0)) this.acceptActivities(target, activities, jobs);

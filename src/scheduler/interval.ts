@@ -3,7 +3,7 @@ import cron from 'node-cron';
 const DAY_SECONDS = 86_400;
 /** A weekly pattern and the run after it. */
 const LOOKAHEAD_MS = 8 * DAY_SECONDS * 1000;
-/** Runs walked at most for a schedule that skips days (node-cron finds one in about 60 µs): a few days of a per-minute schedule. */
+/** Runs walked at most (node-cron finds one in about 60 µs): a bound on the walk of a macro such as @weekly, or of the days run. */
 const MAX_WALKED_RUNS = 8_192;
 
 /** The shortest and the longest gap between two runs of a cron schedule, in seconds. */

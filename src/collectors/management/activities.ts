@@ -103,8 +103,9 @@ interface Run {
   readonly seen: Set<string>;
   /** the activities to forward (counted, or a first run's history after keptAfter), when forwarded */
   readonly admitted: Activity[] | undefined;
-  /** a first run's history before otlp.backfill's reach is not forwarded, so not kept, but for jobs: the forwarder parents tasks by them */
+  /** a first run's jobs of history before otlp.backfill's reach, when forwarded: not sent, but the forwarder parents tasks by them */
   readonly jobs: Activity[] | undefined;
+  /** a first run's history ending after this is forwarded (otlp.backfill's reach); older history is not kept, but for jobs */
   readonly keptAfter: number;
 }
 

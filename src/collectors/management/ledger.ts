@@ -32,7 +32,7 @@ export interface CountsState<K extends readonly string[]> {
   readonly totals: ReadonlyArray<TallyEntry<K>>;
   /** the times of the events taken inside the window, by label set: numbers alone, which V8 keeps unboxed (8 bytes an event) */
   readonly window: ReadonlyArray<{ readonly key: K; readonly times: readonly number[] }>;
-  /** the newest event time read (the service's clock) and the exporter's clock of that run: what the service's clock is at least */
+  /** what the service's clock was at least (the newest event time read so far) at the exporter's clock `exporterAt` of that run */
   readonly serviceClock?: { readonly exporterAt: number; readonly serviceAt: number };
 }
 

@@ -1,8 +1,9 @@
 /**
  * A policy's RPO from its PROTECTION stage's schedule, so that it follows a changed schedule: the period of its most frequent
  * scheduled operation plus a grace for the backup window (the schedule's `duration`, else `collection.rpoGrace`); a sub-daily
- * (HOURLY, MINUTELY) schedule's `duration` is the daily window its runs happen in: the longest gap between runs, plus rpoGrace. Unreadable
- * operations are left out; a stage with none readable gives the default. protection-policies logs why; none fails a collector.
+ * (HOURLY, MINUTELY) schedule's `duration` is the daily window its runs happen in, and its RPO the longest gap between runs plus
+ * rpoGrace. Unreadable operations are left out; a stage with none readable gives the default. protection-policies logs why; none
+ * fails a collector.
  */
 import type { ExporterConfig } from '../../config/load';
 import type { RpoGrace } from '../../config/schema';

@@ -98,10 +98,11 @@ export async function readAssets(
   for await (const page of ctx.client.assets({}, signal)) {
     for (const asset of page) {
       if (asset.deleted === true) continue;
-      // as if the service reported no copy time: latest-copies tells the newest copy instead
-      if (asset.lastAvailableCopyTime != null && asset.lastAvailableCopyTime > latest) ahead.push(asset.id);
-      const copyTime = asset.lastAvailableCopyTime != null && asset.lastAvailableCopyTime <= latest ? asset.lastAvailableCopyTime : null;
-      assets.set(asset.id, toAssetRecord({ ...asset, lastAvailableCopyTime: copyTime }, policies?.byId));
+      const copyTime = asset.lastAvailableCopyTime ?? null;
+      const isAhead = copyTime !== null && copyTime > latest;
+      if (isAhead) ahead.push(asset.id);
+      // one ahead as if the service reported no copy time: latest-copies tells the newest copy instead
+      assets.set(asset.id, toAssetRecord({ ...asset, lastAvailableCopyTime: isAhead ? null : copyTime }, policies?.byId));
     }
   }
   if (ahead.length > 0) {
