@@ -64,6 +64,8 @@ export interface CollectorContext<K extends TargetKind, S> {
   readonly collectingSince: Date;
   /** The estate's events that are forwarded (OTLP): only those are kept, as a first run admits a whole window of them. */
   readonly forwards?: Forwarding;
+  /** The longest gap between two runs of the collector's schedule: the time a run normally covers; absent outside a schedule. */
+  readonly scheduleIntervalMs?: number;
   /** The run's time limit, for a collector that can stop early and keep what it did (copies' per-asset reads); absent when unlimited. */
   readonly timeLimit?: { readonly totalMs: number; leftMs(): number };
 }

@@ -173,6 +173,7 @@ export class CollectorJob {
       shared: sharedView(this.runtime.shared, now),
       now,
       collectingSince: (this.collectingSince ??= now()),
+      scheduleIntervalMs: scheduleIntervalSeconds(this.settings.schedule) * 1000,
       forwards: forwards && this.deps.madeByReload ? { ...forwards, historyAfter: Infinity } : forwards,
       timeLimit: { totalMs: timeoutMs, leftMs: () => timeoutMs - (performance.now() - started) },
     };

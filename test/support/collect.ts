@@ -59,6 +59,8 @@ export async function runCollector<K extends TargetKind, S>(
     timeLimit?: { readonly totalMs: number; leftMs(): number };
     /** the events forwarded over OTLP; none unless given */
     forwards?: Forwarding;
+    /** the longest gap of the collector's schedule, as a scheduled run has it */
+    scheduleIntervalMs?: number;
   },
 ): Promise<CollectResult<S>> {
   const now = options.now ?? (() => new Date());
@@ -79,6 +81,7 @@ export async function runCollector<K extends TargetKind, S>(
         collectingSince: options.collectingSince ?? now(),
         ...(options.timeLimit ? { timeLimit: options.timeLimit } : {}),
         ...(options.forwards ? { forwards: options.forwards } : {}),
+        ...(options.scheduleIntervalMs ? { scheduleIntervalMs: options.scheduleIntervalMs } : {}),
       },
       controller.signal,
     );

@@ -65,7 +65,9 @@ export class EventCounts<K extends readonly string[]> {
 
   constructor(
     state: CountsState<K> | undefined,
-    clock: Pick<CollectorContext<'management', unknown>, 'now' | 'collectingSince'> & { readonly settings: { readonly window: number } },
+    clock: Pick<CollectorContext<'management', unknown>, 'now' | 'collectingSince' | 'scheduleIntervalMs'> & {
+      readonly settings: { readonly window: number };
+    },
   ) {
     const now = clock.now().getTime();
     const collectingSince = clock.collectingSince.getTime();
@@ -84,7 +86,8 @@ export class EventCounts<K extends readonly string[]> {
     this.serviceFloor = known ? known.serviceAt + Math.max(0, now - known.exporterAt) : undefined;
     // Behind by the service's clock where a run has seen it: a service whose clock is behind the exporter's by more than the window
     // is not an outage, and a read up to `until` must not move the watermark past what the service has stamped yet.
-    const reach = clock.settings.window + WATERMARK_OVERLAP_MS;
+    // A run reads a window, or two of its intervals: a collector scheduled less often than a short window would fall behind.
+    const reach = Math.max(clock.settings.window, 2 * (clock.scheduleIntervalMs ?? 0)) + WATERMARK_OVERLAP_MS;
     this.until = (this.serviceFloor ?? now) - this.since > reach ? this.since + reach : undefined;
   }
 

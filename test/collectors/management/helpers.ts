@@ -42,6 +42,7 @@ export function run<S>(
     logger?: Logger;
     timeLimit?: { readonly totalMs: number; leftMs(): number };
     forwards?: Forwarding;
+    scheduleIntervalMs?: number;
   } = {},
 ): Promise<CollectResult<S>> {
   return runCollector(definition, {

@@ -58,3 +58,20 @@ it('activities catch up the same way, counting every completion once', async () 
   const counted = samplesNamed(result as never, 'dataprotect_activities_completed_total').reduce((sum, sample) => sum + sample.value, 0);
   expect(counted).toBe(completed.length);
 });
+
+it('audit-logs scheduled less often than a short window keeps up: each run counts all that appeared since the last', async () => {
+  const settings = { window: HOUR };
+  const scheduleIntervalMs = 2 * HOUR; // every 2 h, a window of 1 h
+  const firstRunAt = sim.clock.now().getTime();
+  let state: AuditLogsState | undefined = (await run(auditLogsCollector, sim, h, { settings, scheduleIntervalMs })).state;
+  let result;
+  for (let i = 0; i < 3; i++) {
+    sim.clock.advance(2 * HOUR); // about 250 entries a run, under maxListingItems
+    result = await run(auditLogsCollector, sim, h, { state, settings, scheduleIntervalMs });
+    state = result.state;
+  }
+  const appeared = sim.estate.management.auditEntries({ since: new Date(firstRunAt + 1), until: new Date(sim.clock.now().getTime() + 1) }).length;
+  expect(appeared).toBeGreaterThan(600);
+  const counted = samplesNamed(result as never, 'dataprotect_audit_events_total').reduce((sum, sample) => sum + sample.value, 0);
+  expect(counted).toBe(appeared);
+});
