@@ -80,7 +80,7 @@ export class TokenSession {
    * only until `signal` aborts (the logout's time limit): a login the source never answers must not hold a stop.
    */
   async release(signal?: AbortSignal): Promise<string | undefined> {
-    await untilAborted(this.login.settled(), signal);
+    await this.login.settled(signal);
     const token = this.current?.value;
     this.current = undefined;
     return token;
@@ -95,18 +95,6 @@ export class TokenSession {
     this.current = { value, renewAt: started + ttlMs - Math.min(RENEW_MARGIN_MS, ttlMs * 0.1) };
     return this.current;
   }
-}
-
-/** `work` settled, or `signal` aborted, whichever comes first. */
-async function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
-  if (!signal) return work;
-  if (signal.aborted) return;
-  let onAbort: () => void = () => undefined;
-  const aborted = new Promise<void>((resolve) => {
-    onAbort = () => resolve();
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-  await Promise.race([work, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
 }
 
 /** How a token API hands out a token (`POST {username, password}` to `loginPath`), carries it and ends its session. */

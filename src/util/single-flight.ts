@@ -21,8 +21,17 @@ export class SingleFlight<T> {
     });
   }
 
-  async settled(): Promise<void> {
-    await this.running?.catch(() => undefined);
+  /** The running work settled, either way; or `signal` aborted first (a wait that must not outlast its own limit). */
+  async settled(signal?: AbortSignal): Promise<void> {
+    const running = this.running?.then(() => undefined, () => undefined);
+    if (!running || !signal) return running;
+    if (signal.aborted) return;
+    let onAbort: () => void = () => undefined;
+    const aborted = new Promise<void>((resolve) => {
+      onAbort = () => resolve();
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+    await Promise.race([running, aborted]).finally(() => signal.removeEventListener('abort', onAbort));
   }
 
   private start(): Promise<T> {
