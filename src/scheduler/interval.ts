@@ -23,7 +23,7 @@ const MAX_CACHED = 256;
 export function scheduleGaps(expression: string): ScheduleGaps {
   const cached = cache.get(expression);
   if (cached !== undefined) return cached;
-  const gaps = everyDayGaps(expression) ?? walkedGaps(expression);
+  const gaps = gapsOfSchedule(expression);
   if (cache.size >= MAX_CACHED) cache.clear();
   cache.set(expression, gaps);
   return gaps;
@@ -34,27 +34,17 @@ export function scheduleIntervalSeconds(expression: string): number {
   return scheduleGaps(expression).longest;
 }
 
-/** A schedule that runs every day at the same times: its gaps, across midnight included. */
-function everyDayGaps(expression: string): ScheduleGaps | undefined {
-  const { second, minute, hour, dayOfMonth, month, dayOfWeek } = cron.parse(expression);
-  if (dayOfMonth.length !== 31 || month.length !== 12 || new Set(dayOfWeek.map(String)).size !== 7) return undefined;
-  const times = timesOfDay(second, minute, hour);
-  const first = times[0];
-  if (first === undefined) return undefined;
-  return gapsOf([...times, DAY_SECONDS + first]);
-}
-
 /** The seconds of the day a schedule runs at, ascending: the same on every day it runs (its time fields do not depend on the day). */
 function timesOfDay(second: readonly number[], minute: readonly number[], hour: readonly number[]): number[] {
   return [...new Set(hour.flatMap((h) => minute.flatMap((m) => second.map((s) => h * 3600 + m * 60 + s))))].sort((a, b) => a - b);
 }
 
 /**
- * Another schedule (weekdays, days of the month): its gaps within a day it runs, and between the days it runs over a week and a
- * day. The days are walked, not the runs: a schedule running every 30 s on weekdays has too many runs for a walk to reach its
- * weekend. An expression whose day fields cannot be told apart (not 5 or 6 fields) has its next runs walked, up to MAX_WALKED_RUNS.
+ * Its gaps within a day it runs, and between the days it runs (every day, weekdays, days of the month) over a week and a day.
+ * The days are walked, not the runs: a schedule running every 30 s on weekdays has too many runs for a walk to reach its weekend.
+ * An expression whose day fields cannot be told apart (not 5 or 6 fields) has its next runs walked, up to MAX_WALKED_RUNS.
  */
-function walkedGaps(expression: string): ScheduleGaps {
+function gapsOfSchedule(expression: string): ScheduleGaps {
   const fields = expression.trim().split(/\s+/);
   const { second, minute, hour } = cron.parse(expression);
   const times = timesOfDay(second, minute, hour);
@@ -62,10 +52,10 @@ function walkedGaps(expression: string): ScheduleGaps {
   if ((fields.length !== 5 && fields.length !== 6) || first === undefined || last === undefined) {
     return gapsOf(nextRuns(expression).map((run) => Math.round(run.getTime() / 1000)));
   }
-  // The days it runs: the same day fields at midnight, one run a day.
-  const days = nextRuns(`0 0 0 ${fields.slice(-3).join(' ')}`).map((day) => Math.round(day.getTime() / 1000));
+  // The days it runs: the same day fields at midnight, one run a day, counted in whole days (a day of a clock change is one too).
+  const days = nextRuns(`0 0 0 ${fields.slice(-3).join(' ')}`).map((day) => Math.round(day.getTime() / 1000 / DAY_SECONDS));
   const within = gapsOf(times);
-  const across = days.slice(1).map((day, index) => day + first - ((days[index] as number) + last));
+  const across = days.slice(1).map((day, index) => (day - (days[index] as number)) * DAY_SECONDS + first - last);
   const gaps = [...(within.longest > 0 ? [within.shortest, within.longest] : []), ...across];
   return gaps.length === 0 ? { shortest: 0, longest: 0 } : { shortest: Math.min(...gaps), longest: Math.max(...gaps) };
 }
