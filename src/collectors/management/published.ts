@@ -8,6 +8,7 @@ import { chunks } from '../shared/chunks';
 import { uniqueBy } from '../shared/unique';
 import { SharedKey, type CollectorContext } from '../types';
 import { readProtectionSchedule, type ProtectionSchedule } from './policy-rpo';
+import { SERVICE_TIME_AHEAD_MS } from '../shared/service-clock';
 
 /** One non-deleted asset as the collectors need it. */
 export interface AssetRecord {
@@ -79,13 +80,6 @@ export async function readPolicies(ctx: ManagementContext, signal: AbortSignal):
   return uniqueBy(await collectAll(ctx.client.protectionPolicies({}, signal)), (policy) => policy.id).unique;
 }
 
-/**
- * How far a copy time may be ahead of the exporter's clock and still be taken (the clocks differ a little). Further ahead it is
- * no copy that has happened (a service clock that jumped, a corrupt record): as the newest copy it would keep the asset within
- * its RPO until that date, and the out-of-RPO alert could not fire for it.
- */
-const MAX_COPY_TIME_AHEAD_MS = 10 * 60_000;
-
 /** Every non-deleted asset (serial paging); `policies` name the policies of assets whose answer does not. */
 export async function readAssets(
   ctx: ManagementContext,
@@ -93,7 +87,8 @@ export async function readAssets(
   policies = ctx.shared.get(POLICIES),
 ): Promise<Map<string, AssetRecord>> {
   const assets = new Map<string, AssetRecord>();
-  const latest = ctx.now().getTime() + MAX_COPY_TIME_AHEAD_MS;
+  // a copy time further ahead would keep the asset within its RPO until that date: the out-of-RPO alert could not fire for it
+  const latest = ctx.now().getTime() + SERVICE_TIME_AHEAD_MS;
   const ahead: string[] = [];
   for await (const page of ctx.client.assets({}, signal)) {
     for (const asset of page) {
@@ -154,7 +149,7 @@ export async function newestCopies(
   signal: AbortSignal,
 ): Promise<Map<string, number | null>> {
   const newest = new Map<string, number | null>(ids.map((id) => [id, null]));
-  const latest = ctx.now().getTime() + MAX_COPY_TIME_AHEAD_MS;
+  const latest = ctx.now().getTime() + SERVICE_TIME_AHEAD_MS;
   const ahead = new Set<string>();
   await forEachConcurrent(chunks(ids, LATEST_COPIES_BATCH), ctx.target.maxConcurrency, signal, async (batch) => {
     const { copies, unreadable } = await ctx.client.latestCopies(batch, signal);

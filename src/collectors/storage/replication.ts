@@ -4,12 +4,8 @@ import { stateSet } from '../shared/state-set';
 import { uniqueBy } from '../shared/unique';
 import { defineCollector, type Sample } from '../types';
 import { collectPerSystem, type PerSystemState } from './per-system';
+import { SERVICE_TIME_AHEAD_MS } from '../shared/service-clock';
 
-/**
- * How far a syncEpoch may be ahead of the exporter's clock and still read as lag 0 (the two clocks differ a little). Further ahead it
- * is no past instant in seconds (milliseconds, a corrupt record): a lag of 0 would say "in sync" and the lag alert could never fire.
- */
-const MAX_SYNC_AHEAD_SECONDS = 10 * 60;
 
 /** MTree replication contexts per system: lag (now minus syncEpoch) and state. */
 export const replicationContextsCollector = defineCollector<'storage', PerSystemState>({
@@ -41,8 +37,9 @@ export const replicationContextsCollector = defineCollector<'storage', PerSystem
   },
 });
 
+/** A syncEpoch that has not happened (milliseconds, a corrupt record): read as lag 0 it would say "in sync", and the alert not fire. */
 function syncEpochAhead(context: ReplicationContext, nowSeconds: number): boolean {
-  return context.syncEpoch !== undefined && context.syncEpoch > nowSeconds + MAX_SYNC_AHEAD_SECONDS;
+  return context.syncEpoch !== undefined && context.syncEpoch > nowSeconds + SERVICE_TIME_AHEAD_MS / 1000;
 }
 
 /**
