@@ -1,4 +1,4 @@
-import { and, ge, isIn, lt, type Filter } from '../../clients/management/filter';
+import { and, isIn, type Filter } from '../../clients/management/filter';
 import type { ManagementClient } from '../../clients/management/client';
 import type { Activity } from '../../clients/management/schemas';
 import { ACTIVITY_DURATION_BUCKETS } from '../../metrics/catalog';
@@ -119,8 +119,7 @@ async function readActivities(client: ManagementClient, classTypes: readonly str
     }
   };
   const { counts } = run;
-  const until = counts.until === undefined ? undefined : lt('updateTime', new Date(counts.until));
-  await read(and(isIn('classType', classTypes), ge('updateTime', new Date(counts.since)), until), (activity) => {
+  await read(and(isIn('classType', classTypes), counts.range('updateTime')), (activity) => {
     counts.observe(activity.updateTime);
     apply(run, activity);
   });

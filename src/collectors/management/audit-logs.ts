@@ -1,4 +1,3 @@
-import { and, ge, lt } from '../../clients/management/filter';
 import type { AuditLog } from '../../clients/management/schemas';
 import { defineCollector } from '../types';
 import { EventCounts, type CountsState } from './ledger';
@@ -18,8 +17,7 @@ export const auditLogsCollector = defineCollector<'management', AuditLogsState>(
     // A first run's history before otlp.backfill's reach is not forwarded: not kept either (700,000 entries at 50,000 assets).
     const keptAfter = counts.first ? (ctx.forwards?.historyAfter ?? Infinity) : -Infinity;
     let items = 0;
-    const until = counts.until === undefined ? undefined : lt('changedTime', new Date(counts.until));
-    for await (const page of ctx.client.auditLogs({ filter: and(ge('changedTime', new Date(counts.since)), until) }, signal)) {
+    for await (const page of ctx.client.auditLogs({ filter: counts.range('changedTime') }, signal)) {
       items += page.length;
       for (const entry of page) {
         counts.observe(entry.changedTime);

@@ -16,6 +16,7 @@
  */
 
 import type { Logger } from 'pino';
+import { and, ge, lt, type Filter } from '../../clients/management/filter';
 import type { CollectorContext } from '../types';
 import { Tally, type TallyEntry } from '../shared/tally';
 
@@ -47,7 +48,7 @@ export class EventCounts<K extends readonly string[]> {
   /** events of this run dated beyond `latest` */
   ahead = 0;
   /** where this run's read ends (exclusive) when it catches up after an outage; undefined: up to now */
-  readonly until: number | undefined;
+  private readonly until: number | undefined;
   private watermark: number;
   private countFrom: number;
   /** the exporter's clock of this run */
@@ -93,6 +94,11 @@ export class EventCounts<K extends readonly string[]> {
 
   get since(): number {
     return this.first ? this.watermark : this.watermark - WATERMARK_OVERLAP_MS;
+  }
+
+  /** What this run reads of the listing, by its time field: from `since`, and up to `until` when it catches up. */
+  range(field: string): Filter {
+    return and(ge(field, new Date(this.since)), this.until === undefined ? undefined : lt(field, new Date(this.until)));
   }
 
   /** notes the event's position in the listing's time field; the watermark follows it up to `latest` */
