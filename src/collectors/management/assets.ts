@@ -45,8 +45,10 @@ export const assetsCollector = defineCollector<'management', AssetsState>({
       const own = ownLatest.get(asset.id);
       const asked = own ? own.newest : published?.newest.get(asset.id);
       const times = [asset.lastAvailableCopyTime, asked].filter((time) => time != null);
-      // unknown, not "no copy", when latest-copies' answer for it was unreadable
-      assets.set(asset.id, { ...asset, newestCopyTime: times.length > 0 ? Math.max(...times) : asked === undefined ? undefined : null });
+      // unknown, not "no copy", when latest-copies' answer for it was unreadable; unknown too when it dates the newest copy ahead of
+      // the clock: a lagging lastAvailableCopyTime would then be presented as the newest copy
+      const newestCopyTime = times.length > 0 ? Math.max(...times) : asked === undefined ? undefined : null;
+      assets.set(asset.id, { ...asset, newestCopyTime: !own && published?.ahead.has(asset.id) ? undefined : newestCopyTime });
     }
     return {
       samples: assetSamples(ctx, assets, policies),
@@ -76,9 +78,9 @@ async function askLatestCopies(
     if (own && (!publishedKnows || own.checkedAt > (published as LatestCopyTimes).readAt)) ownLatest.set(asset.id, own);
     else if (!own && !publishedKnows) unknown.push(asset.id);
   }
-  let asked: Map<string, number | null>;
+  let asked: ReadonlyMap<string, number | null>;
   try {
-    asked = await newestCopies(ctx, unknown, signal);
+    asked = (await newestCopies(ctx, unknown, signal)).newest;
   } catch (error) {
     // latest-copies' own answer (a status, a malformed page), not the target's: the asset list stands, with the last answers
     if (!(error instanceof ApiError) || !['status', 'protocol', 'parse'].includes(error.kind)) throw error;

@@ -13,7 +13,7 @@ export const latestCopiesCollector = defineCollector<'management'>({
   async collect(ctx, signal) {
     const readAt = ctx.now().getTime();
     const list = await currentAssets(ctx, signal);
-    const newest = await newestCopies(ctx, [...list.assets.keys()], signal);
+    const { newest, ahead } = await newestCopies(ctx, [...list.assets.keys()], signal);
     let lagging = 0;
     for (const [id, time] of newest) {
       const reported = list.assets.get(id)?.lastAvailableCopyTime ?? null;
@@ -21,7 +21,7 @@ export const latestCopiesCollector = defineCollector<'management'>({
     }
     return {
       samples: [{ name: 'dataprotect_assets_copy_time_lagging', labels: { target: ctx.target.name }, value: lagging }],
-      publish: [[LATEST_COPY_TIMES, { readAt, newest }]],
+      publish: [[LATEST_COPY_TIMES, { readAt, newest, ahead }]],
       items: newest.size,
     };
   },

@@ -45,6 +45,8 @@ export interface Policies {
 export interface LatestCopyTimes {
   readonly readAt: number;
   readonly newest: ReadonlyMap<string, number | null>;
+  /** assets whose newest copy latest-copies dates later than the exporter's clock: unknown, whatever lastAvailableCopyTime says */
+  readonly ahead: ReadonlySet<string>;
 }
 
 /** A number per asset that changes whenever its copy metrics change: the copies collector re-reads an asset whose one moved. */
@@ -142,12 +144,15 @@ export function perAssetSeriesFor(settings: ExporterConfig['collection'], asset:
   return settings.perAssetSeries === 'all' || (settings.perAssetSeries === 'protected' && asset.protected);
 }
 
-/** The newest copy createTime of each asset (null: it has none; absent: its answer was unreadable), asked of latest-copies in batches. */
+/**
+ * The newest copy createTime of each asset (null: it has none; absent: its answer was unreadable or `ahead`), asked of latest-copies
+ * in batches.
+ */
 export async function newestCopies(
   ctx: ManagementContext,
   ids: readonly string[],
   signal: AbortSignal,
-): Promise<Map<string, number | null>> {
+): Promise<Pick<LatestCopyTimes, 'newest' | 'ahead'>> {
   const newest = new Map<string, number | null>(ids.map((id) => [id, null]));
   const latest = ctx.now().getTime() + SERVICE_TIME_AHEAD_MS;
   const ahead = new Set<string>();
@@ -167,5 +172,5 @@ export async function newestCopies(
     const message = "latest-copies gives assets a newest copy later than the exporter's clock: their newest copy is unknown";
     ctx.logger.warn({ count: ahead.size, assets: [...ahead].slice(0, 10) }, message);
   }
-  return newest;
+  return { newest, ahead };
 }

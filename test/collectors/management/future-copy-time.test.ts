@@ -4,6 +4,7 @@
  * date, and DataProtectAssetOutOfRPO could not fire for it however old its real copies grow.
  */
 import { assetsCollector } from '../../../src/collectors/management/assets';
+import { latestCopiesCollector } from '../../../src/collectors/management/latest-copies';
 import type { RunningSimulator } from '../../../simulator';
 import { valueOf } from '../../support/collect';
 import { managementHarness, run, startManagementSimulator, type Harness } from './helpers';
@@ -45,4 +46,22 @@ it('a latest-copies copy created years ahead leaves the newest copy unknown: nei
   expect(valueOf(result, 'dataprotect_asset_last_copy_timestamp_seconds', labels)).toBeUndefined();
   expect(valueOf(result, 'dataprotect_asset_without_copy', labels)).toBeUndefined();
   expect(valueOf(result, 'dataprotect_asset_info', labels)).toBe(1);
+});
+
+it('a latest-copies copy dated ahead leaves the newest copy unknown also where lastAvailableCopyTime lags behind it', async () => {
+  const management = sim.estate.management;
+  const asset = management.assets().find((a) => !a.deleted && a.protectionStatus === 'PROTECTED' && a.lastAvailableCopyTime !== null)!;
+  // the index lags a day (pinned), and the newest copy is dated an hour ahead of the exporter's clock
+  const lagging = sim.clock.now().getTime() - 86_400_000;
+  management.setAssetLastCopy(asset.id, new Date(lagging));
+  management.addCopy(asset.id, { createTime: new Date(sim.clock.now().getTime() + 3_600_000) });
+
+  const shared = new Map<string, unknown>();
+  await run(assetsCollector, sim, h, { shared });
+  await run(latestCopiesCollector, sim, h, { shared });
+  const result = await run(assetsCollector, sim, h, { shared });
+  const labels = { asset_id: asset.id };
+  // not the lagging day-old time, which would read as out of RPO
+  expect(valueOf(result, 'dataprotect_asset_last_copy_timestamp_seconds', labels)).toBeUndefined();
+  expect(valueOf(result, 'dataprotect_asset_without_copy', labels)).toBeUndefined();
 });
